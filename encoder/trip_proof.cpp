@@ -16802,6 +16802,23 @@ std::optional<SplitLoops> loopsInSequence(const ir::Schedule& s) {
     firsts.push_back({bi, (*loops)[0]});
   }
   if (firsts.empty() || ir::sameExpr(*X, *Y) || !loopInvariant(*X) || !loopInvariant(*Y)) return std::nullopt;
+  // Y's core (Y less its constant offset) read only by the Y loops' bodies
+  // and bounds (`if i == hit:`): sharedPrefixRunsAsOne compares the texts
+  // with Y fixed to 0..4 and every read of the core read at that value
+  // (SplitLoops::rest_read), a read before the cut that the texts compared
+  // would stand for at few values only
+  const ir::Expr& core = *splitOffset(Y).first;
+  for (const ir::RoleBody& body : s.bodies)
+    for (const ir::Stmt& st : body.body) {
+      if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *Y)) continue;
+      bool reads = false;
+      ir::Block one{st};
+      mapExprs(one, [&](const ir::ExprPtr& e) {
+        if (e && readsExpr(*e, core)) reads = true;
+        return e;
+      });
+      if (reads) return std::nullopt;
+    }
   SplitLoops out;
   out.at = X;
   out.rest = Y;
@@ -16863,24 +16880,44 @@ std::string proveLoopsInSequence(const Fail& first, const SplitLoops& seq, ir::T
     }
   }
   if (!h) refuse(why);
-  auto proveCase = [&](const ir::Schedule& copy, const std::string& when) {
+  // A copy's witnesses are the schedule's bindings where X is a parameter,
+  // set to the copy's X (n for S_n, 0 for none); the bounded check decides
+  // them (a copy's violation at another X is none of the schedule's).
+  auto proveCase = [&](const ir::Schedule& copy, const std::string& when, int64_t x) {
     checkBudget(budget, when);
     TripLoops tl;
     std::vector<Binding> bindings = checked;
     try {
       return proveSchedule(copy, target, checked, opts, budget, states, tl, bindings);
     } catch (const Fail& f) {
-      refuse(fmt::format("{}: {}", when, f.what()));
+      Fail g(fmt::format("{}; {}: {}: {}", first.what(), seq.text, when, f.what()));
+      g.witnesses = first.witnesses;
+      if (seq.at->kind != ir::ExprKind::Param) throw g;
+      std::vector<Binding> more_witnesses = f.witnesses;
+      // a violation met at the copy's trip count T: the binding that gives
+      // it where the trip expression is one parameter
+      const Met* met = dynamic_cast<const Met*>(&f);
+      if (met && tl.trip && tl.trip->kind == ir::ExprKind::Param && !checked.empty()) {
+        Binding w = checked.front();
+        for (const auto& [p, v] : tl.fixed) w.params[p] = v;
+        w.params[tl.trip->index] = tripValue(tl, met->trip);
+        more_witnesses.push_back(std::move(w));
+      }
+      for (Binding w : more_witnesses) {
+        w.params[seq.at->index] = x;
+        g.witnesses.push_back(std::move(w));
+      }
+      throw g;
     }
-    return std::string();
   };
   std::string out = fmt::format("{}: for {} >= 1, the first loop run {} time{} ({}: each run passes a cut after each "
                                 "iteration, and {} iterations reach the states of {}; {} = 1..{} proved each): {}",
                                 seq.text, X, h, h == 1 ? "" : "s", how, h + 1, h, X, h,
-                                proveCase(*more.front(), fmt::format("with {} = 1", X)));
-  for (size_t i = 1; i < more.size(); ++i) proveCase(*more[i], fmt::format("with {} = {}", X, i + 1));
+                                proveCase(*more.front(), fmt::format("with {} = 1", X), 1));
+  for (size_t i = 1; i < more.size(); ++i)
+    proveCase(*more[i], fmt::format("with {} = {}", X, i + 1), static_cast<int64_t>(i) + 1);
   if (!from_one) out += fmt::format("; for {} <= 0, the first loop run no iteration: {}", X,
-                                    proveCase(*seq.none, fmt::format("with {} <= 0", X)));
+                                    proveCase(*seq.none, fmt::format("with {} <= 0", X), 0));
   return out;
 }
 

@@ -80,11 +80,17 @@ TEST(Bounds48, LoopsInSequenceOfIndependentBoundsAreProved) {
   EXPECT_NE(r.engine.find("then over hit + 1, in sequence"), std::string::npos) << r.engine;
 }
 
-// The corpus file itself (with its fact) is still proved.
-TEST(Bounds48, CorpusFileWithTheFactIsProved) {
-  const std::string text = cake::testing::replace(kFindPattern, "    lm.assume(hit >= 0)\n",
-                                                  "    lm.assume(hit >= 0)\n    lm.assume(n_passes <= 16)\n");
-  cake::testing::attacks::expectCheckedAndProved(text, "find pattern, n_passes <= 16");
+// A pass count that may be 0 (the flag zeroed between the loops, as the
+// fix does): the bindings with no pass are the schedule without its first
+// loop, proved as a case of their own.
+TEST(Bounds48, NoPassCaseIsProvedOnItsOwn) {
+  const std::string text =
+      cake::testing::replace(kFindPattern, "    lm.assume(n_passes >= 1)\n", "    lm.assume(n_passes >= 0)\n");
+  cake::testing::attacks::expectCheckedAndProved(text, "find pattern, n_passes >= 0");
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty());
+  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+  EXPECT_NE(r.engine.find("for n_passes <= 0, the first loop run no iteration"), std::string::npos) << r.engine;
 }
 
 // Each broken form is broken at its witness, not proved, found by cake check.
@@ -115,6 +121,10 @@ TEST(Bounds48, BrokenLoopsInSequenceAreNotProved) {
          "        lm.sync(wgroup)\n"}},
        "the flag zeroed in the passes only, and no pass at n_passes = 0 (the flag read before any write)",
        {{"n_passes", 0}, {"hit", 1}}},
+      {{{"    lm.assume(n_passes >= 1)\n", "    lm.assume(n_passes >= 0)\n"},
+        {kChunkEnd, kChunkEnd + "            lm.copy(part, cnt[1][:, 0:4])\n"}},
+       "the chunks read a count only the passes write, and no pass at n_passes = 0",
+       {{"n_passes", 0}, {"hit", 0}}},
   };
   cake::testing::attacks::attack(kFindPattern, {{"n_passes", 3}, {"hit", 2}}, attacks);
 }
