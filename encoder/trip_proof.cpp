@@ -14614,6 +14614,11 @@ struct SplitLoops {
     ir::Block loop_body;                      // the first loop's body (guards decided)
   };
   std::vector<Prefix> prefixes;
+  // The second loops' bound read elsewhere too (loopsInSequence: `if i ==
+  // hit:` under `lm.range(0, hit + 1)`): with the bound fixed to r, each
+  // read of its core (the bound less its constant offset) is read as r less
+  // that offset, the value it has at every binding where the bound is r.
+  bool rest_read = false;
 };
 
 // `t >= X` (true from X on) or `t < X` (true below X) with t = var.
@@ -15209,6 +15214,12 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
         mapExprs(one, [&](const ir::ExprPtr& e) { return e ? substitute(e, *split.at, x_is_n) : e; });
         body[i] = std::move(one.front());
         if (loop) body[i].hi = r >= 0 ? ir::makeConst(r) : hi;
+        if (r >= 0 && split.rest_read) {
+          const auto [core, off] = splitOffset(split.rest);
+          ir::Block at_r{std::move(body[i])};
+          mapExprs(at_r, [&](const ir::ExprPtr& e) { return e ? substitute(e, *core, ir::makeConst(r - off)) : e; });
+          body[i] = std::move(at_r.front());
+        }
       }
     }
     for (const SplitLoops::Prefix& pre : split.prefixes) {
@@ -16802,6 +16813,160 @@ std::string proveCopy(const Fail& first, const std::shared_ptr<ir::Schedule>& co
 // schedules a later reading proves takes them from it: put it after those
 // readings, or narrow its shape, and compare the corpus gate's proofs.
 
+// ================================================================ loops in sequence
+// (docs/z3.md "Loops in sequence of independent bounds: the first reduced at
+// a cut", helper bounds48, session 48)
+
+// Two loops of independent bounds one after the other in every role body
+// that has a loop bounded by a parameter: `pre ; for v in lm.range(0, X):
+// A ; mid ; for i in lm.range(0, Y): B ; post`, both direct statements from
+// 0 by 1 with no else (topLevelParamLoops), the same X and the same Y in
+// every such body, X and Y different expressions that read neither a loop
+// variable nor lm.instance(), no loop bounded by a parameter deeper. Read
+// as the split of splitAtMonotoneGuard whose first loops are the X loops
+// and whose second loops are the Y loops (`rest`; their bound kept, as the
+// split keeps T - X): `some` runs A once (v read as 0) where the X loop
+// stood, `none` drops the X loops. At a binding with X = n >= 1 the
+// schedule's system is S_n's (A n times, copy i with v read as i, X read as
+// n: exact, X reads only parameters); at X <= 0 it is none's (the X loops
+// run no iteration, nothing else rewritten). nullopt: not that shape.
+std::optional<SplitLoops> loopsInSequence(const ir::Schedule& s) {
+  const std::set<const ir::Stmt*> instance_bounds = instanceBoundLoops(s);
+  ir::ExprPtr X, Y;
+  std::vector<std::pair<size_t, size_t>> firsts;  // body -> its X loop
+  for (size_t bi = 0; bi < s.bodies.size(); ++bi) {
+    const ir::Block& body = s.bodies[bi].body;
+    const std::optional<std::vector<size_t>> loops = topLevelParamLoops(body);
+    if (!loops) return std::nullopt;
+    if (loops->empty()) continue;
+    if (loops->size() != 2) return std::nullopt;
+    const ir::Stmt& a = body[(*loops)[0]];
+    const ir::Stmt& b = body[(*loops)[1]];
+    if (instance_bounds.count(&a) || instance_bounds.count(&b)) return std::nullopt;
+    if (!X) X = a.hi, Y = b.hi;
+    if (!ir::sameExpr(*X, *a.hi) || !ir::sameExpr(*Y, *b.hi)) return std::nullopt;
+    firsts.push_back({bi, (*loops)[0]});
+  }
+  if (firsts.empty() || ir::sameExpr(*X, *Y) || !loopInvariant(*X) || !loopInvariant(*Y)) return std::nullopt;
+  // Y's core (Y less its constant offset) read only by the Y loops' bodies
+  // and bounds (`if i == hit:`): sharedPrefixRunsAsOne compares the texts
+  // with Y fixed to 0..4 and every read of the core read at that value
+  // (SplitLoops::rest_read), a read before the cut that the texts compared
+  // would stand for at few values only
+  const ir::Expr& core = *splitOffset(Y).first;
+  for (const ir::RoleBody& body : s.bodies)
+    for (const ir::Stmt& st : body.body) {
+      if (st.kind == ir::Stmt::Kind::For && st.hi && ir::sameExpr(*st.hi, *Y)) continue;
+      bool reads = false;
+      ir::Block one{st};
+      mapExprs(one, [&](const ir::ExprPtr& e) {
+        if (e && readsExpr(*e, core)) reads = true;
+        return e;
+      });
+      if (reads) return std::nullopt;
+    }
+  SplitLoops out;
+  out.at = X;
+  out.rest = Y;
+  out.rest_read = true;
+  out.whole = std::make_shared<ir::Schedule>(s);
+  out.none = std::make_shared<ir::Schedule>(s);
+  out.some = std::make_shared<ir::Schedule>(s);
+  out.text = fmt::format("the loops over {} then over {}, in sequence", ir::exprToString(*X, s),
+                         ir::exprToString(*Y, s));
+  for (const auto& [bi, at] : firsts) {
+    ir::Block& none = out.none->bodies[bi].body;
+    none.erase(none.begin() + static_cast<std::ptrdiff_t>(at));
+    ir::Block& some = out.some->bodies[bi].body;
+    const ir::Stmt first = some[at];
+    some.erase(some.begin() + static_cast<std::ptrdiff_t>(at));
+    if (!hasOp(first.body)) continue;  // (builds nothing for any X)
+    ir::Block once = first.body;
+    mapExprs(once, [&](const ir::ExprPtr& e) {
+      return e ? substitute(e, *symbolNode(ir::ExprKind::LoopVar, first.loop_var), ir::makeConst(0)) : e;
+    });
+    out.prefixes.push_back({bi, at, once.size(), first.loop_var, first.body});
+    some.insert(some.begin() + static_cast<std::ptrdiff_t>(at), once.begin(), once.end());
+  }
+  if (out.prefixes.empty()) return std::nullopt;
+  return out;
+}
+
+// The loops in sequence (loopsInSequence) proved: the X loops of every
+// process reduced at a cut after h iterations (sharedPrefixRunsAsOne, h =
+// 1..3: the runs for every X >= h are those of S_h's), S_1 .. S_h proved
+// each, and none (the bindings with X <= 0) where the facts do not keep X
+// >= 1. Every copy is proved for every allowed binding (no fact added), so
+// at a binding b with X = n the proof of S_min(n, h) or none covers b
+// itself. A violation met in a copy is no finding (the bounded check
+// decides): a plain Fail.
+std::string proveLoopsInSequence(const Fail& first, const SplitLoops& seq, ir::Target target,
+                                 const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                 ProofBudget& budget, uint64_t& states) {
+  const std::string X = ir::exprToString(*seq.at, *seq.whole);
+  auto refuse = [&](const std::string& why) {
+    Fail f(fmt::format("{}; {}: {}", first.what(), seq.text, why));
+    f.witnesses = first.witnesses;
+    throw f;
+  };
+  FactProver prover(*seq.whole, solverLimits(opts, budget), {});
+  std::map<int, std::optional<int64_t>> lb;
+  const bool from_one = atLeast(prover, seq.at, 1, lb);
+  std::vector<std::shared_ptr<ir::Schedule>> more;
+  std::string how, why;
+  int h = 0;
+  for (int w = 1; w <= 3 && !h; ++w) {
+    checkBudget(budget, "the first loop of a sequence");
+    try {
+      h = sharedPrefixRunsAsOne(seq, target, checked.front(), more, w, how);
+    } catch (const Met&) {
+      throw;
+    } catch (const Fail& g) {
+      if (w == 1) why = g.what();
+    }
+  }
+  if (!h) refuse(why);
+  // A copy's witnesses are the schedule's bindings where X is a parameter,
+  // set to the copy's X (n for S_n, 0 for none); the bounded check decides
+  // them (a copy's violation at another X is none of the schedule's).
+  auto proveCase = [&](const ir::Schedule& copy, const std::string& when, int64_t x) {
+    checkBudget(budget, when);
+    TripLoops tl;
+    std::vector<Binding> bindings = checked;
+    try {
+      return proveSchedule(copy, target, checked, opts, budget, states, tl, bindings);
+    } catch (const Fail& f) {
+      Fail g(fmt::format("{}; {}: {}: {}", first.what(), seq.text, when, f.what()));
+      g.witnesses = first.witnesses;
+      if (seq.at->kind != ir::ExprKind::Param) throw g;
+      std::vector<Binding> more_witnesses = f.witnesses;
+      // a violation met at the copy's trip count T: the binding that gives
+      // it where the trip expression is one parameter
+      const Met* met = dynamic_cast<const Met*>(&f);
+      if (met && tl.trip && tl.trip->kind == ir::ExprKind::Param && !checked.empty()) {
+        Binding w = checked.front();
+        for (const auto& [p, v] : tl.fixed) w.params[p] = v;
+        w.params[tl.trip->index] = tripValue(tl, met->trip);
+        more_witnesses.push_back(std::move(w));
+      }
+      for (Binding w : more_witnesses) {
+        w.params[seq.at->index] = x;
+        g.witnesses.push_back(std::move(w));
+      }
+      throw g;
+    }
+  };
+  std::string out = fmt::format("{}: for {} >= 1, the first loop run {} time{} ({}: each run passes a cut after each "
+                                "iteration, and {} iterations reach the states of {}; {} = 1..{} proved each): {}",
+                                seq.text, X, h, h == 1 ? "" : "s", how, h + 1, h, X, h,
+                                proveCase(*more.front(), fmt::format("with {} = 1", X), 1));
+  for (size_t i = 1; i < more.size(); ++i)
+    proveCase(*more[i], fmt::format("with {} = {}", X, i + 1), static_cast<int64_t>(i) + 1);
+  if (!from_one) out += fmt::format("; for {} <= 0, the first loop run no iteration: {}", X,
+                                    proveCase(*seq.none, fmt::format("with {} <= 0", X), 0));
+  return out;
+}
+
 // What a reading is given: the schedule as written, why its proof refused
 // it, and proveSchedule's arguments.
 struct ReadingArgs {
@@ -16927,6 +17092,15 @@ const CopyReading kCopyReadings[] = {
      [](const ReadingArgs& a) {
        return proveFewValuedLoopsOfDifferentBounds(a.refused, a.s, a.target, a.checked, a.opts, a.budget, a.states,
                                                   a.dead);
+     }},
+    {"loops in sequence of independent bounds, the first reduced at a cut",
+     "loopsInSequence: role bodies that run a loop over X, then one over Y (different expressions of parameters), "
+     "both direct statements from 0 by 1, nothing deeper; the X loops of every process run as h iterations "
+     "(sharedPrefixRunsAsOne) (asked last: the readings before it take their shapes first)",
+     [](const ReadingArgs& a) {
+       return ifFound(loopsInSequence(a.s), [&](const SplitLoops& seq) {
+         return proveLoopsInSequence(a.refused, seq, a.target, a.checked, a.opts, a.budget, a.states);
+       });
      }},
 };
 
