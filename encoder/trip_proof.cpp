@@ -5932,7 +5932,12 @@ std::shared_ptr<ir::Schedule> foldPeeledLastIterations(const ir::Schedule& s, co
     const ir::ExprPtr by = std::make_shared<ir::Expr>(*l.hi);  // (a node of its own)
     size_t n = 0;
     const std::optional<PeelAlignment> al = bestLastPeel(b, i, PeelMatch{l.loop_var, by, ir::ExprKind::Lt}, n);
-    if (!al || !holdsForEveryBinding(s, prover, ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo}), limits)) return false;
+    // (one statement at least equal to the body's there: a lone merged op,
+    // the `tma_store_wait(pending=0)` after a tile loop whose body ends in
+    // `pending=1`, is a drain, not an iteration)
+    if (!al || al->exact == 0 ||
+        !holdsForEveryBinding(s, prover, ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo}), limits))
+      return false;
     // P's own statements read E as j (the one iteration they run in is j == E)
     const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, l.loop_var);
     std::vector<bool> paired(n, false);
