@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "attack_util.h"
 
@@ -32,6 +33,26 @@ const std::string kPeeled = "corpus/gemm/sm100_mixed_cpasync_peeled_k_residue.ca
 const std::string kTwoRings = "corpus/gemm/sm100_mixed_tma_cpasync_two_rings.cake";
 const std::string kTwin = "cutlass_sm100_mixed_cpasync_peeled_residue_";
 const std::string kCpAsyncLoop = "    with load_cpa:\n        for k in lm.range(0, k_tiles):\n";
+
+// The persistent sm90 GEMM's producer with its k-residue tile peeled after
+// the loop over the full k-tiles, in every tile; `back` the peel's ring
+// distance (4: the producer's acquire of the slot's last release).
+const std::string kPersistent = "corpus/gemm/sm90_persistent_ws.cake";
+const std::string kProducerKLoop = "            for k in lm.range(0, k_tiles):\n                it = t * k_tiles + k\n"
+                                   "                lm.wait(empty, iter=it - 4)\n"
+                                   "                smem_a.tma_load(A, coords=(m_blk, k * 64), iter=it, barrier=full)\n"
+                                   "                smem_b.tma_load(B, coords=(n_blk, k * 64), iter=it, barrier=full)\n";
+std::string persistentPeeled(int back) {
+  const std::string loop = replace(kProducerKLoop, "lm.range(0, k_tiles)", "lm.range(0, K // 64)");
+  const std::string peel = "            if K % 64 != 0:\n                lm.wait(empty, iter=t * k_tiles + K // 64 - " +
+                           std::to_string(back) +
+                           ")\n"
+                           "                smem_a.tma_load(A, coords=(m_blk, (K // 64) * 64), iter=t * k_tiles + K // 64, "
+                           "barrier=full)\n"
+                           "                smem_b.tma_load(B, coords=(n_blk, (K // 64) * 64), iter=t * k_tiles + K // 64, "
+                           "barrier=full)\n";
+  return replace(corpusText(kPersistent), kProducerKLoop, loop + peel);
+}
 
 // The proof for every trip count proves it with each of `parts` in its
 // engine line, and `cake check` says proved and finds nothing.
@@ -111,4 +132,19 @@ TEST(Peel48, APeelWithoutItsFenceIsFoundAndNotProved) {
 TEST(Peel48, APeelUnderACoarserGuardIsFoundAndNotProved) {
   expectFoundNotProved(replace(corpusText(p48::kPeeled), "if K % 64 != 0:", "if K % 32 != 0:"),
                        "sync.arrival-underflow", "the peel under K % 32 != 0");
+}
+
+// The peel inside a persistent kernel's tile loop (main: *checked*, "the
+// symbolic loops have different bounds"): proved per outcome of the guard,
+// the taken case by the persistent proof of the folded copy; the peel
+// acquiring its slot two laps back is found and not proved.
+TEST(Peel48, APeelInsideATileLoopIsProved) {
+  p48::expectProvedWith(p48::persistentPeeled(4), {"for each allowed outcome of the guards (2 of 2 cases)"},
+                        "the peel in every tile");
+  p48::expectProvedWith(withFactOnK(p48::persistentPeeled(4), "K % 64 != 0"),
+                        {"a loop's peeled last iteration as its own (lm.range(0, K // 64) before 3 of its body's "
+                         "statements with the loop variable read as K // 64)",
+                         "lap induction over tiles and K"},
+                        "the peel in every tile, always taken");
+  expectFoundNotProved(p48::persistentPeeled(8), "sync.lost-phase", "the peel in every tile two laps back");
 }
