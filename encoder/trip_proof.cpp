@@ -16998,14 +16998,6 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
   }
 }
 
-// When the argument does not apply to the schedule as it is: once per
-// outcome of its guards on parameters that the lm.assume facts allow, on
-// the schedule with the guards decided and the outcome as facts
-// (trip::guardCases; docs/z3.md "Guards decided per case", helper loops3).
-// Every allowed binding gives its guards one of those outcomes, and for
-// it the case's schedule builds the schedule's systems, so the cases'
-// proofs together cover every binding. A violation met in a case is no
-// finding here (unknown): the bounded check decides.
 // The schedule with its loop bounds of one value read in one spelling
 // (respelledBounds, defined below); nullptr where nothing is respelled.
 std::shared_ptr<ir::Schedule> respelledCopy(const ir::Schedule& s, std::string& text);
@@ -17047,6 +17039,15 @@ std::string proveGuardCase(const trip::GuardCase& c, ir::Target target, const st
   }
 }
 
+// When the argument does not apply to the schedule as it is: once per
+// outcome of its guards on parameters that the lm.assume facts allow, on
+// the schedule with the guards decided and the outcome as facts
+// (trip::guardCases; docs/z3.md "Guards decided per case", helper loops3).
+// Every allowed binding gives its guards one of those outcomes, and for
+// it the case's schedule builds the schedule's systems, so the cases'
+// proofs together cover every binding. A violation met in a case is no
+// finding here (unknown): the bounded check decides. A case refused as
+// written is asked again on its guardCaseCopy (proveGuardCase).
 std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
   const Limits limits = solverLimits(opts, budget);
