@@ -5541,6 +5541,9 @@ bool eachOpExpr(const ir::Op& a, B& b, F&& f) {
 struct PeelMatch {
   int var;
   ir::ExprPtr by;
+  // How the loop's other iterations compare with `by`: later (a peeled
+  // first iteration) or earlier (a peeled last one, foldPeeledLastIterations).
+  ir::ExprKind others = ir::ExprKind::Gt;
   bool expr(const ir::ExprPtr& tail, const ir::ExprPtr& body) const {
     if (!tail || !body) return !tail && !body;
     const ir::ExprPtr b = substLoopVar(body, var, by);
@@ -5567,15 +5570,16 @@ struct PeelMatch {
     }
     return false;
   }
-  // The body's op `b` made to run `a` at j = by and itself at every later
-  // j (j >= by in the loop): each expression field where the two differ
-  // becomes `(j == by) * a + (j > by) * b` (`j == by` for a = 1, b = 0;
-  // `j > by` for a = 0, b = 1). nullopt where the ops differ otherwise.
+  // The body's op `b` made to run `a` at j = by and itself at every other
+  // j (j > by in the loop; j < by with `others` Lt): each expression field
+  // where the two differ becomes `(j == by) * a + (j > by) * b` (`j == by`
+  // for a = 1, b = 0; `j > by` for a = 0, b = 1). nullopt where the ops
+  // differ otherwise.
   std::optional<ir::Op> merged(const ir::Op& a, const ir::Op& b) const {
     if (!sameOpShape(a, b)) return std::nullopt;
     ir::Op out = b;
     const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, var);
-    const ir::ExprPtr first = ir::makeExpr(ir::ExprKind::Eq, {j, by}), later = ir::makeExpr(ir::ExprKind::Gt, {j, by});
+    const ir::ExprPtr first = ir::makeExpr(ir::ExprKind::Eq, {j, by}), later = ir::makeExpr(others, {j, by});
     const bool ok = eachOpExpr(a, out, [&](const ir::ExprPtr& x, ir::ExprPtr& y, const ir::ExprPtr& dflt) {
       if (expr(x, y)) return true;
       const ir::ExprPtr xa = x ? x : dflt, yb = y ? y : dflt;
@@ -5665,10 +5669,11 @@ struct PeelAlignment {
 };
 
 // The alignment of P = b[from, to) with `body` that pairs the most of the
-// body's statements (then the most of them equal); nullopt where P[0]
-// pairs with none or a statement of P left over holds a loop.
+// body's statements (then the most of them equal); nullopt where P[0] (P's
+// last statement where `last`: a peeled last iteration) pairs with none or
+// a statement of P left over holds a loop.
 std::optional<PeelAlignment> alignPeel(const ir::Block& b, size_t from, size_t to, const ir::Block& body,
-                                       const PeelMatch& m) {
+                                       const PeelMatch& m, bool last = false) {
   const size_t k = to - from, n = body.size();
   // pair[p][q]: 2 equal, 1 merged, 0 neither
   std::vector<std::vector<int>> pair(k, std::vector<int>(n, 0));
@@ -5715,7 +5720,7 @@ std::optional<PeelAlignment> alignPeel(const ir::Block& b, size_t from, size_t t
       ++p;
     }
   }
-  if (out.pairs.empty() || out.pairs.front().first != 0) return std::nullopt;
+  if (out.pairs.empty() || (last ? out.pairs.back().first != k - 1 : out.pairs.front().first != 0)) return std::nullopt;
   return out;
 }
 
@@ -5777,12 +5782,16 @@ std::optional<PeelAlignment> bestPeel(const ir::Block& b, size_t i, const PeelMa
   return al;
 }
 
-// The body of the loop b[i] unpeeled over its prologue b[i - n, i) as `al`
-// lines them up (moved out of both): the pairs in order, merged where they
-// differ, each run of the body's unpaired statements under `if j > by:` and
-// of the prologue's under `if j == by:`; the loads moved noted in pl.
+// The body of the loop b[i] unpeeled over its peeled iteration P = b[from,
+// from + n) (its prologue b[i - n, i) by default) as `al` lines them up
+// (moved out of both): the pairs in order, merged where they differ, each
+// run of the body's unpaired statements under `if j > by:` (`others`: `if
+// j < by:` for a peeled last iteration) and of P's under `if j == by:`;
+// the loads moved noted in pl (first_of, first_only: P's).
 ir::Block unpeeledBody(ir::Block& b, size_t i, size_t n, const PeelAlignment& al, const ir::ExprPtr& by,
-                       PeeledLoads& pl) {
+                       PeeledLoads& pl, std::optional<size_t> from = std::nullopt,
+                       ir::ExprKind others = ir::ExprKind::Gt) {
+  const size_t p0 = from ? *from : i - n;  // P's first statement
   ir::Stmt& l = b[i];
   const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, l.loop_var);
   ir::Block body;
@@ -5801,10 +5810,10 @@ ir::Block unpeeledBody(ir::Block& b, size_t i, size_t n, const PeelAlignment& al
   size_t p = 0, q = 0;
   for (size_t e = 0; e <= al.pairs.size(); ++e) {
     const auto [pp, qq] = e < al.pairs.size() ? al.pairs[e] : std::pair<size_t, size_t>{n, l.body.size()};
-    guarded(ir::ExprKind::Gt, l.body, q, qq, pl.later_only);
-    guarded(ir::ExprKind::Eq, b, i - n + p, i - n + pp, pl.first_only);
+    guarded(others, l.body, q, qq, pl.later_only);
+    guarded(ir::ExprKind::Eq, b, p0 + p, p0 + pp, pl.first_only);
     if (e == al.pairs.size()) break;
-    const std::vector<trip::LoadAt> ours = loadsOf(ir::Block{b[i - n + pp]}), theirs = loadsOf(ir::Block{l.body[qq]});
+    const std::vector<trip::LoadAt> ours = loadsOf(ir::Block{b[p0 + pp]}), theirs = loadsOf(ir::Block{l.body[qq]});
     for (size_t x = 0; x < ours.size() && x < theirs.size(); ++x) pl.first_of[theirs[x]] = ours[x];
     body.push_back(std::move(l.body[qq]));
     if (al.merged[e]) body.back().op = *al.merged[e];
@@ -5863,6 +5872,93 @@ std::shared_ptr<ir::Schedule> unpeelFirstIterations(const ir::Schedule& s, const
       b.erase(b.begin() + static_cast<std::ptrdiff_t>(i - n), b.begin() + static_cast<std::ptrdiff_t>(i));
       i -= n;
       return true;
+  });
+  if (copy && !trip::derivedTxReadAs(s, *copy, [&](const std::vector<trip::LoadAt>& batch) {
+        return peeledBatchReadings(batch, pl);
+      }))
+    return nullptr;
+  return copy;
+}
+
+// core + d, d a constant (core itself for 0).
+ir::ExprPtr plusConst(const ir::ExprPtr& core, int64_t d) {
+  if (d == 0) return core;
+  return ir::makeExpr(d > 0 ? ir::ExprKind::Add : ir::ExprKind::Sub, {core, ir::makeConst(d > 0 ? d : -d)});
+}
+
+// Of the statements right after the loop b[i] (b[i + 1, i + 1 + k)), the
+// ones that pair the most of the body's statements read at j = E, then the
+// most equal pairs, then the fewest, their last statement paired; their
+// number in n.
+std::optional<PeelAlignment> bestLastPeel(const ir::Block& b, size_t i, const PeelMatch& m, size_t& n) {
+  std::optional<PeelAlignment> al;
+  for (size_t k = 1; i + k < b.size(); ++k) {
+    auto at = alignPeel(b, i + 1, i + 1 + k, b[i].body, m, /*last=*/true);
+    if (at && (!al || at->pairs.size() > al->pairs.size() ||
+               (at->pairs.size() == al->pairs.size() && at->exact > al->exact))) {
+      al = std::move(at);
+      n = k;
+    }
+  }
+  return al;
+}
+
+// A peeled last iteration (docs/z3.md "A peeled last iteration after the
+// loop, under a remainder guard"): the statements P right after a loop `for
+// j in lm.range(L, E)` (step 1, no `else`, E reading a parameter) that line
+// up with the body read at j = E (bestLastPeel, P's last statement paired),
+// where E >= L is shown for every allowed binding and nothing after the
+// loop reads j, run the operations of `for j in lm.range(L, E + 1)` whose
+// body unpeeledBody builds with the body's unpaired statements under `if j
+// < E:`, P's under `if j == E:` (E read there as j: equal at j == E) and
+// the merged ops' fields `(j == E) * a + (j < E) * b`: at j < E the body's
+// statements with the body's values, at j = E (the loop's new last
+// iteration, which runs because E >= L) P's in P's order with P's values,
+// then the statements after P. The derived expect_tx batches must read both
+// ways as the schedule's (peeledBatchReadings). Every such loop is
+// rewritten; nullptr when there is none. Under a guard case `K % 64 != 0`
+// the new bound `K // 64 + 1` is lm.cdiv(K, 64) (respelledBounds).
+std::shared_ptr<ir::Schedule> foldPeeledLastIterations(const ir::Schedule& s, const Limits& limits,
+                                                       std::string* what) {
+  BvProver prover(s, limits);
+  PeeledLoads pl;
+  auto copy = rewriteLoops(s, [&](ir::Block& b, size_t& i) {
+    ir::Stmt& l = b[i];
+    const auto step = l.step ? ir::constValue(l.step) : std::optional<int64_t>(1);
+    if (l.body.empty() || !l.lo || !l.hi || !step || *step != 1 || !l.orelse.empty() || i + 1 >= b.size() ||
+        !mentionsParam(*l.hi) ||
+        readsLoopVar(ir::Block(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.end()), l.loop_var))
+      return false;
+    const ir::ExprPtr by = std::make_shared<ir::Expr>(*l.hi);  // (a node of its own)
+    size_t n = 0;
+    const std::optional<PeelAlignment> al = bestLastPeel(b, i, PeelMatch{l.loop_var, by, ir::ExprKind::Lt}, n);
+    // (one statement at least equal to the body's there: a lone merged op,
+    // the `tma_store_wait(pending=0)` after a tile loop whose body ends in
+    // `pending=1`, is a drain, not an iteration)
+    if (!al || al->exact == 0 ||
+        !holdsForEveryBinding(s, prover, ir::makeExpr(ir::ExprKind::Ge, {l.hi, l.lo}), limits))
+      return false;
+    // P's own statements read E as j (the one iteration they run in is j == E)
+    const ir::ExprPtr j = symbolNode(ir::ExprKind::LoopVar, l.loop_var);
+    std::vector<bool> paired(n, false);
+    for (const auto& [p, q] : al->pairs) paired[p] = true;
+    for (size_t p = 0; p < n; ++p) {
+      if (paired[p]) continue;
+      ir::Block one{std::move(b[i + 1 + p])};
+      mapExprs(one, [&](const ir::ExprPtr& e) { return e ? substitute(e, *by, j) : e; });
+      b[i + 1 + p] = std::move(one.front());
+    }
+    const size_t own = n - al->pairs.size(), merged = al->pairs.size() - al->exact;
+    if (what && what->empty())
+      *what = fmt::format("lm.range({}, {}) before {} of its body's statement{}{} with the loop variable read as {}{}",
+                          ir::exprToString(*l.lo, s), ir::exprToString(*l.hi, s), al->pairs.size(),
+                          al->pairs.size() == 1 ? "" : "s", merged ? fmt::format(" ({} with other values)", merged) : "",
+                          ir::exprToString(*by, s), own ? fmt::format(" and {} of the last iteration only", own) : "");
+    l.body = unpeeledBody(b, i, n, *al, by, pl, i + 1, ir::ExprKind::Lt);
+    const auto [core, off] = splitOffset(l.hi);
+    l.hi = plusConst(core, off + 1);
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(i) + 1, b.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
+    return true;
   });
   if (copy && !trip::derivedTxReadAs(s, *copy, [&](const std::vector<trip::LoadAt>& batch) {
         return peeledBatchReadings(batch, pl);
@@ -17122,6 +17218,47 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
   }
 }
 
+// The schedule with its loop bounds of one value read in one spelling
+// (respelledBounds, defined below); nullptr where nothing is respelled.
+std::shared_ptr<ir::Schedule> respelledCopy(const ir::Schedule& s, std::string& text);
+
+// A guard case's schedule with its peeled last iterations read as their
+// loops' own (foldPeeledLastIterations) and then its bounds respelled under
+// the case's facts (`if K % 64 != 0:` taken: the peeled k-residue tile
+// after `lm.range(0, K // 64)` makes `lm.range(0, K // 64 + 1)`, which is
+// lm.cdiv(K, 64); not taken: `K // 64` is lm.cdiv(K, 64)). Each step builds
+// the case's systems for every binding the case's facts allow, so the
+// copy's proof is the case's. nullptr where neither step applies.
+std::shared_ptr<ir::Schedule> guardCaseCopy(const ir::Schedule& c, const Limits& limits, std::string& text) {
+  std::string folded, respelled;
+  std::shared_ptr<ir::Schedule> copy = foldPeeledLastIterations(c, limits, &folded);
+  if (auto r = respelledCopy(copy ? *copy : c, respelled)) copy = std::move(r);
+  if (!copy) return nullptr;
+  std::vector<std::string> parts;
+  if (!folded.empty()) parts.push_back(fmt::format("a loop's peeled last iteration as its own ({})", folded));
+  if (!respelled.empty()) parts.push_back(respelled);
+  text = fmt::format("{}", fmt::join(parts, ", then "));
+  return copy;
+}
+
+// One guard case's proof: as written; where that is refused (no violation
+// met or explored, budget left), its guardCaseCopy's (whose refusal, a
+// violation met there included, is a plain Fail: the copy's nodes).
+std::string proveGuardCase(const trip::GuardCase& c, ir::Target target, const std::vector<Binding>& checked,
+                           const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
+  TripLoops tl;
+  std::vector<Binding> bindings = checked;
+  try {
+    return proveSchedule(*c.s, target, checked, opts, budget, states, tl, bindings);
+  } catch (const Fail& f) {
+    std::string text;
+    if (dynamic_cast<const Met*>(&f) || f.explored_violation || !budget.exhausted().empty()) throw;
+    const std::shared_ptr<ir::Schedule> copy = guardCaseCopy(*c.s, solverLimits(opts, budget), text);
+    if (!copy) throw;
+    return proveCopy(f, copy, text, target, checked, opts, budget, states, bindings, {});
+  }
+}
+
 // When the argument does not apply to the schedule as it is: once per
 // outcome of its guards on parameters that the lm.assume facts allow, on
 // the schedule with the guards decided and the outcome as facts
@@ -17129,7 +17266,8 @@ std::string proveSchedule(const ir::Schedule& s, ir::Target target, const std::v
 // Every allowed binding gives its guards one of those outcomes, and for
 // it the case's schedule builds the schedule's systems, so the cases'
 // proofs together cover every binding. A violation met in a case is no
-// finding here (unknown): the bounded check decides.
+// finding here (unknown): the bounded check decides. A case refused as
+// written is asked again on its guardCaseCopy (proveGuardCase).
 std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                             const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
   const Limits limits = solverLimits(opts, budget);
@@ -17146,10 +17284,8 @@ std::string proveGuardCases(const ir::Schedule& s, ir::Target target, const std:
   std::string first;
   for (const trip::GuardCase& c : cases) {
     checkBudget(budget, fmt::format("with {}", c.text));
-    TripLoops tl;
-    std::vector<Binding> bindings = checked;
     try {
-      std::string engine = proveSchedule(*c.s, target, checked, opts, budget, states, tl, bindings);
+      std::string engine = proveGuardCase(c, target, checked, opts, budget, states);
       if (first.empty()) first = std::move(engine);
     } catch (const Fail& f) {
       throw Fail(fmt::format("with {}: {}", c.text, f.what()));
@@ -17736,7 +17872,9 @@ class BoundRespeller {
   // Step 3 on one expression.
   ir::ExprPtr respell(const ir::ExprPtr& e) {
     const auto any = [](size_t) { return true; };
-    std::function<ir::ExprPtr(const ir::ExprPtr&)> self = [&](const ir::ExprPtr& x) { return asCore(x, any, self); };
+    std::function<ir::ExprPtr(const ir::ExprPtr&)> self = [&](const ir::ExprPtr& x) {
+      return asCore(x, any, self, /*beside=*/true);
+    };
     return e ? self(e) : e;
   }
   std::vector<std::string> done;  // "X as Y" per part respelled
@@ -17749,21 +17887,46 @@ class BoundRespeller {
     return e.kind != ir::ExprKind::Const && !ir::exprUses(e, {ir::ExprKind::LoopVar}) && !symbolsOf(e).empty();
   }
   void addCore(const ir::ExprPtr& core) {
-    if (valued(*core) && !coreOfValue(*core, [](size_t) { return true; })) cores_.push_back(core);
+    const auto any = [](size_t) { return true; };
+    if (valued(*core) && !coreOfValue(*core, any) && !coreOfValueBeside(*core, any)) cores_.push_back(core);
   }
   // e's core read as the core of its value (one of `among`), its constant
-  // offsets kept; else e with its operands asked (`next`).
-  ir::ExprPtr asCore(const ir::ExprPtr& e, const Among& among, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& next) {
+  // offsets kept; else (`beside`: step 3) as a core plus or minus 1, its
+  // offsets added to that; else e with its operands asked (`next`).
+  ir::ExprPtr asCore(const ir::ExprPtr& e, const Among& among, const std::function<ir::ExprPtr(const ir::ExprPtr&)>& next,
+                     bool beside = false) {
     if (valued(*e)) {
-      const ir::ExprPtr core = splitOffset(e).first;
+      const auto [core, off] = splitOffset(e);
       if (const std::optional<size_t> c = coreOfValue(*core, among)) {
         if (ir::sameExpr(*core, *cores_[*c])) return e;
         note(*core, *c);
         return withCore(e, freshCopy(cores_[*c]));
       }
+      if (beside)
+        if (const auto cd = coreOfValueBeside(*core, among)) {
+          note(*core, cd->first, cd->second);
+          return plusConst(freshCopy(cores_[cd->first]), off + cd->second);
+        }
     }
     return withArgs(e, next);
   }
+  // (c, d), d = -1 or 1: the first core (of `among`) that e equals plus d
+  // (`K // 64` as `lm.cdiv(K, 64) - 1` under `K % 64 != 0`), reading e's
+  // symbols; asked only where no core has e's value.
+  std::optional<std::pair<size_t, int64_t>> coreOfValueBeside(const ir::Expr& e, const Among& among) {
+    const std::string key = ir::exprToString(e, s_);
+    ir::ExprPtr x(std::shared_ptr<const ir::Expr>{}, &e);  // non-owning: compared here only
+    for (size_t i = 0; i < cores_.size(); ++i) {
+      if (!among(i) || symbolsOf(*cores_[i]) != symbolsOf(e)) continue;
+      for (const int64_t d : {int64_t{-1}, int64_t{1}}) {
+        auto [it, fresh] = beside_.try_emplace({key, i, d}, false);
+        if (fresh) it->second = comparer_.compare({{plusConst(cores_[i], d), x}}) == ValueEquality::Equal;
+        if (it->second) return std::pair{i, d};
+      }
+    }
+    return std::nullopt;
+  }
+
   // The first core (of `among`) spelled as e, else one of e's value that
   // reads e's symbols.
   std::optional<size_t> coreOfValue(const ir::Expr& e, const Among& among) {
@@ -17781,14 +17944,15 @@ class BoundRespeller {
     }
     return std::nullopt;
   }
-  void note(const ir::Expr& e, size_t core) {
-    std::string text = fmt::format("{} as {}", ir::exprToString(e, s_), ir::exprToString(*cores_[core], s_));
+  void note(const ir::Expr& e, size_t core, int64_t d = 0) {
+    std::string text = fmt::format("{} as {}", ir::exprToString(e, s_), ir::exprToString(*plusConst(cores_[core], d), s_));
     if (std::find(done.begin(), done.end(), text) == done.end()) done.push_back(std::move(text));
   }
   const ir::Schedule& s_;
   ValueComparer comparer_;
   std::vector<ir::ExprPtr> cores_;                         // the first core of each value met
   std::map<std::pair<std::string, size_t>, bool> equal_;  // (spelling, core) -> shown equal
+  std::map<std::tuple<std::string, size_t, int64_t>, bool> beside_;  // (spelling, core, d) -> shown core + d
 };
 std::optional<RespelledBounds> respelledBounds(const ir::Schedule& s) {
   BoundRespeller r(s);
@@ -17798,6 +17962,13 @@ std::optional<RespelledBounds> respelledBounds(const ir::Schedule& s) {
   ir::forEachExprField(*copy, [&](ir::ExprPtr& e) { e = r.respell(e); });
   if (r.done.empty()) return std::nullopt;
   return RespelledBounds{copy, fmt::format("loop bounds of one value read in one spelling ({})", fmt::join(r.done, ", "))};
+}
+
+std::shared_ptr<ir::Schedule> respelledCopy(const ir::Schedule& s, std::string& text) {
+  std::optional<RespelledBounds> r = respelledBounds(s);
+  if (!r) return nullptr;
+  text = std::move(r->text);
+  return std::move(r->s);
 }
 
 }  // namespace

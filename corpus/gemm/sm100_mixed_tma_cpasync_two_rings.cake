@@ -14,9 +14,9 @@
 #    and an arrive).  When K % 64 != 0 CUTLASS loads the last k-tile after
 #    the loop "with predication on k", clearing the columns past K with
 #    st.shared; here every k-tile is one cp.async (the zero-fill form of
-#    the predicated copy).  The peeled form, correct too, is checked but
-#    not proved: docs/limits/cutlass_sm100_mixed_cpasync_peeled_k_residue.cake,
-#    docs/known-limits.md "A K loop with its residue tile peeled".
+#    the predicated copy).  The peeled form, correct too, is proved since
+#    session 48: gemm/sm100_mixed_cpasync_peeled_k_residue.cake (docs/z3.md
+#    "A peeled last iteration after the loop, under a remainder guard").
 #  * The fence: cp.async and st.shared write through the generic proxy and
 #    tcgen05.mma reads through the async proxy; PTX wants a
 #    fence.proxy.async between them.  CUTLASS's cp.async collective issues

@@ -1,20 +1,14 @@
-# Reproducer (helper fp48, session 48): CUTLASS's sm100 GEMM with A by TMA
-# and B by cp.async (NVIDIA/cutlass include/cutlass/gemm/collective/
-# sm100_mma_mixed_tma_cpasync_warpspecialized.hpp, load_cpasync) with its
-# k-residue tile peeled as the collective writes it: the cp.async warps'
-# loop runs over the K // 64 full k-tiles ("we will process the last tile
-# after the mainloop"), then `if K % 64 != 0` loads the last one with its
-# columns past K cleared by st.shared, then the producer tail; the TMA and
-# MMA warps loop over lm.cdiv(K, 64).  Correct, and checked (exit 0) at
-# every listed K; not proved: "the symbolic loops have different bounds
-# (lm.cdiv(K, 64) and K // 64); per outcome of the guards: with K % 64 !=
-# 0 not taken: the symbolic loops have different bounds" -
-# docs/known-limits.md "A K loop with its residue tile peeled".  The
-# corpus form (gemm/sm100_mixed_tma_cpasync_two_rings.cake: one cp.async
-# per k-tile over lm.cdiv(K, 64)) is proved.
-# expect: pass
+# BUG (sync.arrival-underflow), a # mutant of gemm/sm100_mixed_cpasync_peeled_k_residue.cake (CUTLASS's sm100
+# GEMM with A by TMA and B by cp.async, its k-residue tile peeled after the
+# cp.async warps' loop over the K // 64 full k-tiles, under `if K % 64 != 0`):
+# the peeled tile is loaded and cleared but never committed (no arrive on
+# b_full: CUTLASS's producer_commit left out of the residue branch), so
+# the MMA warp's wait for the last k-tile never completes.
+# Fix: gemm/sm100_mixed_cpasync_peeled_k_residue.cake.
+# expect: sync.arrival-underflow
+# may-also: sync.deadlock
 @cake.schedule(target="sm_100a")
-def cutlass_sm100_mixed_cpasync_peeled_residue(lm, A: LM.tma2d, B: LM.gmem, D: LM.gmem, K: LM.i32):
+def cutlass_sm100_mixed_cpasync_peeled_residue_no_arrive(lm, A: LM.tma2d, B: LM.gmem, D: LM.gmem, K: LM.i32):
     lm.assume(K > 0)
     pool     = lm.smem(131072)
     smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
@@ -62,7 +56,6 @@ def cutlass_sm100_mixed_cpasync_peeled_residue(lm, A: LM.tma2d, B: LM.gmem, D: L
             lm.cp_async_wait(pending=0)
             lm.fill(smem_b[k_full][:, 32:64], 0.0)
             lm.fence_proxy()
-            lm.arrive(b_full, iter=k_full)
         for k in lm.range(k_tiles, k_tiles + 4):
             lm.wait(b_empty, iter=k - 4)
 
