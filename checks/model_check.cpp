@@ -276,6 +276,15 @@ ExprPtr substituteInstance(const ExprPtr& e, int64_t i) {
 
 using ir::substituteLoopVar;
 
+// `e` with parameter p replaced by `with`.
+ExprPtr substituteParam(const ExprPtr& e, int p, const ExprPtr& with) {
+  if (!e || !dependsOnParam(*e, p)) return e;
+  if (e->kind == ExprKind::Param) return with;
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ExprPtr& a : out->args) a = substituteParam(a, p, with);
+  return out;
+}
+
 // Trip counts of loops whose bounds depend on the parameters, the sides of
 // guards comparing a parameter expression with a constant, and the
 // difference of the sides of guards comparing two parameter expressions
@@ -2175,6 +2184,7 @@ class BindingSearch {
   std::string failure_;
   std::set<std::string> unplaced_;
   std::set<std::string> stepped_parts_;  // the parts nameStepPastTrips named
+  std::set<std::string> asked_steps_;    // the operands nameStepsElsewhere asked about, per base
   std::vector<ExprPtr> whole_boxes_;  // setWholeBoxes
   std::string combinations_left_;
   size_t combinations_added_ = 0;
@@ -3370,6 +3380,7 @@ class BindingSearch {
           }
         }
       }
+      nameStepsElsewhere(sampled, knob, base, out);
     }
   }
   // The samples of a knob taken from constants `ks` (each constant and
@@ -3451,6 +3462,91 @@ class BindingSearch {
                                      text, *x, knobText(knob), v));
       }
     }
+  }
+
+  // A parameter's step or bend at a value that is not among the operand's
+  // own constants +-1 and their quotients +-1, the samples
+  // nameStepPastTrips looks at: `(T + 7) // 1000` steps at 993, `(T + 13) %
+  // 997 // 996` at 983 (helper sound48, session 48: each producer tail
+  // exited 0 *checked*, off by one phase from there on). Asked of the
+  // integer solver (unbounded integers, Python's floor `//` and `%`) for
+  // the whole operand, which is what the system reads (a part masked by a
+  // `min` around it changes nothing): a value of the parameter, the other
+  // knobs at `base`, where it and both neighbours are allowed and the
+  // operand bends (its differences on the two sides differ) into a value
+  // no binding (the parameter on the same side of 0) gives it, with
+  // differences no binding shows (`T // 2` bends at every value, as it does
+  // among the values run). Such a value, or a query the solver does not
+  // settle, is named unplaced (*unknown*, never a pass); none: nothing is
+  // missing.
+  void nameStepsElsewhere(const std::vector<const Goal*>& sampled, int knob, const Binding& base,
+                          const std::vector<Binding>& out) {
+    if (knob < 6) return;  // a block index or grid size: its own samples only (docs/known-limits.md)
+    const int p = knob - 6;
+    for (const Goal* g : sampled) {
+      if (!readsKnob(*g->expr, knob) || dependsOnLoops(*g->expr) || affine(*g->expr)) continue;
+      const std::string text = ir::exprToString(*g->expr, s_);
+      if (stepped_parts_.count(text) || !asked_steps_.insert(text + " at " + encoder::bindingToString(s_, base)).second)
+        continue;
+      if (auto why = stepElsewhere(g->expr, p, base, out)) {
+        stepped_parts_.insert(text);
+        unplaced_.insert(fmt::format("`{}` {}", text, *why));
+      }
+    }
+  }
+  // nameStepsElsewhere's query for one operand: why it is named, or nullopt.
+  std::optional<std::string> stepElsewhere(const ExprPtr& part, int p, const Binding& base,
+                                           const std::vector<Binding>& out) {
+    const ExprPtr x = leafExpr(ExprKind::Param, p);
+    auto at = [&](const ExprPtr& e, int64_t d) {
+      return substituteParam(e, p, ir::makeExpr(ExprKind::Add, {x, ir::makeConst(d)}));
+    };
+    auto unseen = [&](bool negative) {
+      std::vector<ExprPtr> ne{ir::makeExpr(negative ? ExprKind::Lt : ExprKind::Ge, {x, ir::makeConst(0)})};
+      std::set<int64_t> seen;
+      for (const Binding& b : out)
+        if ((knobValue(b, 6 + p) < 0) == negative)
+          if (auto v = value(b, *part)) seen.insert(*v);
+      for (int64_t v : seen) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
+      ExprPtr all = ne[0];
+      for (size_t i = 1; i < ne.size(); ++i) all = ir::makeExpr(ExprKind::And, {all, ne[i]});
+      return all;
+    };
+    // The part's differences on both sides of the value: a bend where they
+    // differ, of a shape no binding shows (`T // 2` bends at every value, as
+    // it does among the values run, and names nothing).
+    const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, 1), part});
+    const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -1)});
+    ExprPtr cond = ir::makeExpr(ExprKind::And, {ir::makeExpr(ExprKind::Ne, {up, down}),
+                                                ir::makeExpr(ExprKind::Or, {unseen(false), unseen(true)})});
+    std::set<std::pair<int64_t, int64_t>> shapes;
+    for (const Binding& b : out) {
+      Binding lo = b, hi = b;
+      lo.params[p] = knobValue(b, 6 + p) - 1;
+      hi.params[p] = knobValue(b, 6 + p) + 1;
+      const auto a = value(lo, *part), m = value(b, *part), z = value(hi, *part);
+      if (a && m && z) shapes.insert({*m - *a, *z - *m});
+    }
+    for (auto [d, u] : shapes)
+      cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Or, {ir::makeExpr(ExprKind::Ne, {down, ir::makeConst(d)}),
+                                                                             ir::makeExpr(ExprKind::Ne, {up, ir::makeConst(u)})})});
+    const bool none[3] = {false, false, false};
+    std::vector<ExprPtr> premises = jointQueryPremises(cond, base, {p}, none);
+    for (const ir::Assume& a : s_.assumes)
+      if (a.cond && dependsOnParam(*a.cond, p))
+        for (int64_t d : {-1, 1}) premises.push_back(at(a.cond, d));
+    encoder::Limits l = limits_;
+    l.rlimit = kRuleOutRlimit;
+    const encoder::BvResult r = encoder::intWitness(s_, cond, premises, l);
+    if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
+    if (r.kind != encoder::BvVerdict::Fails || !r.model.params.count(p))
+      return fmt::format("may step at a value of {} no binding runs (the solver could not settle it: {})",
+                         s_.params[p].name, r.detail);
+    Binding b = base;
+    b.params[p] = r.model.params.at(p);
+    const auto v = value(b, *part);
+    return fmt::format("steps or bends at {} = {}{}, a value no binding gives it", s_.params[p].name,
+                       b.params[p], v ? fmt::format(" (it is {} there)", *v) : std::string());
   }
 
   // ---- values that need tied parameters to move together
