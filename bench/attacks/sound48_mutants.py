@@ -69,8 +69,8 @@ FAR_MUTANTS = [
 ]
 RING_MUTANTS = [
     ("base", "good", []),
-    ("tail_plus7_div_1000", "bad", rtail("(n_tiles * k_tiles) - 1 - (n_tiles * k_tiles + 7) // 1000") + rep(s47.RT2, "")),
-    ("tail_plus13_mod_997", "bad", rtail("(n_tiles * k_tiles) - 1 - (n_tiles * k_tiles + 13) % 997 // 996") + rep(s47.RT2, "")),
+    ("tail_plus7_div_1000", "bad", rtail("(n_tiles * k_tiles) - 1 - (n_tiles * k_tiles + 7) // 1000")),
+    ("tail_plus13_mod_997", "bad", rtail("(n_tiles * k_tiles) - 1 - (n_tiles * k_tiles + 13) % 997 // 996")),
 ]
 
 # ---------------------------------------------------------------- peel: a peeled first K step with a wait of its own

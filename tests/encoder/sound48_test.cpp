@@ -1,0 +1,65 @@
+// Session 48's soundness review (helper sound48, docs/z3.md "Soundness
+// review, session 48"): broken schedules aimed at the paths session 47
+// added (bench/attacks/sound48_mutants.py). One hole of the bounded check:
+// a producer tail one phase short from a far tile count on, where the
+// operand steps at a value that is none of its own constants +-1 and their
+// quotients +-1 (`(n_tiles + 7) // 1000` steps at 993, `(n_tiles + 13) % 997
+// // 996` at 983). The proof refuses the tail and the bounded check runs
+// n_tiles <= 7; BindingSearch::nameStepPastTrips looks only at the
+// operand's own-constant samples, so the schedule exited 0 *checked*. Now
+// the integer solver is asked for any such step of the operand
+// (BindingSearch::nameStepsElsewhere): *unknown*, never a pass.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cover_kernels.h"
+#include "exit_tail_kernels.h"
+#include "test_util.h"
+
+using cake::testing::replace;
+
+namespace sound48_test {
+
+// The producer tail waiting for phase `iter` after the tile loop.
+std::string tailAt(const std::string& iter) {
+  return replace(exit_tail_kernels::kProducerTail, exit_tail_kernels::kTail,
+                 "        lm.wait(k_empty, iter=" + iter + ")\n");
+}
+
+// The ring producer's last tail wait at `iter`.
+std::string ringTailAt(const std::string& iter) {
+  return replace(exit_tail_kernels::kRingProducerTail, exit_tail_kernels::kRingTail1,
+                 "        lm.wait(empty, iter=" + iter + ")\n");
+}
+
+}  // namespace sound48_test
+
+namespace s48 = sound48_test;
+
+// Off by one phase from a far tile count on, the step at a value no sample
+// of main's looked at: main exited 0 *checked* on each (the wait for phase
+// n_tiles - 2 leaves the last release unobserved: sync.async-at-exit, as
+// the same tail scaled down, `(n_tiles + 7) // 10`, shows at n_tiles = 3).
+TEST(Sound48, AFarStepAwayFromTheOperandsConstantsIsNotChecked) {
+  namespace cover = cake::testing::cover;
+  const cover::BoundedVerdict scaled = cover::boundedVerdict(s48::tailAt("n_tiles - 1 - (n_tiles + 7) // 10"));
+  EXPECT_TRUE(scaled.rules.count("sync.async-at-exit")) << "the scaled-down step is not found";
+  for (const std::string& text : {s48::tailAt("n_tiles - 1 - (n_tiles + 7) // 1000"),
+                                  s48::tailAt("n_tiles - 1 - (n_tiles + 13) % 997 // 996"),
+                                  s48::ringTailAt("n_tiles * k_tiles - 1 - (n_tiles * k_tiles + 13) % 997 // 996")}) {
+    const cover::BoundedVerdict v = cover::boundedVerdict(text);
+    EXPECT_TRUE(v.unknown || !v.rules.empty()) << "UNSOUND: the far step exits 0 checked:\n" << text;
+  }
+}
+
+// Correct forms whose operand is not affine but steps only as the values
+// run show it (`n_tiles // 2`, cancelled or times 0) keep their verdict: no
+// step is named.
+TEST(Sound48, StepsTheValuesShowAreNotNamed) {
+  namespace cover = cake::testing::cover;
+  for (const std::string& iter : {"n_tiles - 1 + n_tiles // 2 * 0", "n_tiles - 1 + n_tiles // 2 - n_tiles // 2"}) {
+    const cover::BoundedVerdict v = cover::boundedVerdict(s48::tailAt(iter));
+    EXPECT_TRUE(v.rules.empty() && !v.unknown) << iter << ": a correct tail is no longer checked";
+  }
+}
