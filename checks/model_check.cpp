@@ -3467,16 +3467,16 @@ class BindingSearch {
   // A parameter's step or bend at a value that is not among the operand's
   // own constants +-1 and their quotients +-1, the samples
   // nameStepPastTrips looks at: `(T + 7) // 1000` steps at 993, `(T + 13) %
-  // 997 // 996` at 983 (helper sound48, session 48: each producer tail
-  // exited 0 *checked*, off by one phase from there on). Asked of the
-  // integer solver (unbounded integers, Python's floor `//` and `%`) for
-  // the whole operand, which is what the system reads (a part masked by a
-  // `min` around it changes nothing): a value of the parameter, the other
-  // knobs at `base`, where it and both neighbours are allowed and the
-  // operand bends (its differences on the two sides differ) into a value
-  // no binding (the parameter on the same side of 0) gives it, with
-  // differences no binding shows (`T // 2` bends at every value, as it does
-  // among the values run). Such a value, or a query the solver does not
+  // 997 // 996` at 983 (helper sound48, session 48: producer tails off by
+  // one phase from there on exited 0 *checked*, after the tile loop and in
+  // it). Asked of the integer solver (unbounded integers, Python's floor
+  // `//` and `%`) for each outermost part of the operand that is not affine
+  // and reads no loop variable (outermostLoopFreeParts): a value of the
+  // parameter, the other knobs at `base`, where it and both neighbours are
+  // allowed and the part bends (its differences on the two sides differ)
+  // into a value no binding (the parameter on the same side of 0) gives it,
+  // with differences no binding shows (`T // 2` bends at every value, as it
+  // does among the values run). Such a value, or a query the solver does not
   // settle, is named unplaced (*unknown*, never a pass); none: nothing is
   // missing.
   void nameStepsElsewhere(const std::vector<const Goal*>& sampled, int knob, const Binding& base,
@@ -3484,15 +3484,36 @@ class BindingSearch {
     if (knob < 6) return;  // a block index or grid size: its own samples only (docs/known-limits.md)
     const int p = knob - 6;
     for (const Goal* g : sampled) {
-      if (!readsKnob(*g->expr, knob) || dependsOnLoops(*g->expr) || affine(*g->expr)) continue;
-      const std::string text = ir::exprToString(*g->expr, s_);
-      if (stepped_parts_.count(text) || !asked_steps_.insert(text + " at " + encoder::bindingToString(s_, base)).second)
-        continue;
-      if (auto why = stepElsewhere(g->expr, p, base, out)) {
-        stepped_parts_.insert(text);
-        unplaced_.insert(fmt::format("`{}` {}", text, *why));
+      if (!readsKnob(*g->expr, knob)) continue;
+      std::vector<ExprPtr> parts;
+      outermostLoopFreeParts(g->expr, parts);
+      for (const ExprPtr& part : parts) {
+        const std::string text = ir::exprToString(*part, s_);
+        if (!readsKnob(*part, knob) || stepped_parts_.count(text) ||
+            !asked_steps_.insert(text + " at " + encoder::bindingToString(s_, base)).second)
+          continue;
+        if (auto why = stepElsewhere(part, p, base, out)) {
+          stepped_parts_.insert(text);
+          unplaced_.insert(fmt::format("`{}` {}", text, *why));
+        }
       }
     }
+  }
+  // The outermost parts of `e` that are not affine and read no loop
+  // variable: the operand itself where it reads none (`min(min(2 * P, 104 -
+  // P), 64)` whole: its inner `min` bends where the outer one masks it), its
+  // terms' where it is a sum (`t - 1 - (T + 13) % 997 // 996` inside a tile
+  // loop: the step of the part shifts every tile's phase).
+  static void outermostLoopFreeParts(const ExprPtr& e, std::vector<ExprPtr>& out) {
+    if (!e || affine(*e)) return;
+    const bool linear_shell = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Neg ||
+                              (e->kind == ExprKind::Mul && e->args.size() == 2 &&
+                               (ir::constValue(e->args[0]) || ir::constValue(e->args[1])));
+    if (!dependsOnLoops(*e) && !linear_shell) {
+      out.push_back(e);
+      return;
+    }
+    for (const ExprPtr& a : e->args) outermostLoopFreeParts(a, out);
   }
   // nameStepsElsewhere's query for one operand: why it is named, or nullopt.
   std::optional<std::string> stepElsewhere(const ExprPtr& part, int p, const Binding& base,
@@ -3501,35 +3522,39 @@ class BindingSearch {
     auto at = [&](const ExprPtr& e, int64_t d) {
       return substituteParam(e, p, ir::makeExpr(ExprKind::Add, {x, ir::makeConst(d)}));
     };
-    auto unseen = [&](bool negative) {
-      std::vector<ExprPtr> ne{ir::makeExpr(negative ? ExprKind::Lt : ExprKind::Ge, {x, ir::makeConst(0)})};
-      std::set<int64_t> seen;
-      for (const Binding& b : out)
-        if ((knobValue(b, 6 + p) < 0) == negative)
-          if (auto v = value(b, *part)) seen.insert(*v);
-      for (int64_t v : seen) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
-      ExprPtr all = ne[0];
-      for (size_t i = 1; i < ne.size(); ++i) all = ir::makeExpr(ExprKind::And, {all, ne[i]});
-      return all;
-    };
     // The part's differences on both sides of the value: a bend where they
     // differ, of a shape no binding shows (`T // 2` bends at every value, as
-    // it does among the values run, and names nothing).
+    // it does among the values run, and names nothing). Values and shapes
+    // count per side of 0 (`(T + 13) % 997 // 996` steps to 1 and back at
+    // T = -14, where no tile runs).
     const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, 1), part});
     const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -1)});
-    ExprPtr cond = ir::makeExpr(ExprKind::And, {ir::makeExpr(ExprKind::Ne, {up, down}),
-                                                ir::makeExpr(ExprKind::Or, {unseen(false), unseen(true)})});
-    std::set<std::pair<int64_t, int64_t>> shapes;
-    for (const Binding& b : out) {
-      Binding lo = b, hi = b;
-      lo.params[p] = knobValue(b, 6 + p) - 1;
-      hi.params[p] = knobValue(b, 6 + p) + 1;
-      const auto a = value(lo, *part), m = value(b, *part), z = value(hi, *part);
-      if (a && m && z) shapes.insert({*m - *a, *z - *m});
-    }
-    for (auto [d, u] : shapes)
-      cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Or, {ir::makeExpr(ExprKind::Ne, {down, ir::makeConst(d)}),
-                                                                             ir::makeExpr(ExprKind::Ne, {up, ir::makeConst(u)})})});
+    auto all = [](std::vector<ExprPtr> xs) {
+      ExprPtr out = xs[0];
+      for (size_t i = 1; i < xs.size(); ++i) out = ir::makeExpr(ExprKind::And, {out, xs[i]});
+      return out;
+    };
+    auto unseen = [&](bool negative) {
+      std::vector<ExprPtr> ne{ir::makeExpr(negative ? ExprKind::Lt : ExprKind::Ge, {x, ir::makeConst(0)}),
+                              ir::makeExpr(ExprKind::Ne, {up, down})};
+      std::set<int64_t> values;
+      std::set<std::pair<int64_t, int64_t>> shapes;
+      for (const Binding& b : out) {
+        if ((knobValue(b, 6 + p) < 0) != negative) continue;
+        Binding lo = b, hi = b;
+        lo.params[p] = knobValue(b, 6 + p) - 1;
+        hi.params[p] = knobValue(b, 6 + p) + 1;
+        const auto d = value(lo, *part), m = value(b, *part), u = value(hi, *part);
+        if (m) values.insert(*m);
+        if (d && m && u) shapes.insert({*m - *d, *u - *m});
+      }
+      for (int64_t v : values) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
+      for (auto [d, u] : shapes)
+        ne.push_back(ir::makeExpr(ExprKind::Or, {ir::makeExpr(ExprKind::Ne, {down, ir::makeConst(d)}),
+                                                 ir::makeExpr(ExprKind::Ne, {up, ir::makeConst(u)})}));
+      return all(ne);
+    };
+    const ExprPtr cond = ir::makeExpr(ExprKind::Or, {unseen(false), unseen(true)});
     const bool none[3] = {false, false, false};
     std::vector<ExprPtr> premises = jointQueryPremises(cond, base, {p}, none);
     for (const ir::Assume& a : s_.assumes)

@@ -17,8 +17,8 @@ each):
   ownSamples): trip_exit_count_test.cpp's producer tail one phase short from
   a far tile count on, where the step is not at the operand's constants +-1
   or their quotients +-1 (`(n_tiles + 7) // 1000` steps at 993, `(n_tiles +
-  13) % 997 // 996` at 983, `n_tiles // 10 // 100` at 1000); the same on
-  the ring end; twins whose non-affine parts repeat what the values run
+  13) % 997 // 996` at 983, `n_tiles // 10 // 100` at 1000), after the
+  tile loop and in the tile loop's own wait; the same on the ring end; twins whose non-affine parts repeat what the values run
   show (`n_tiles // 2 * 0`).
 * peel (encoder/trip_proof.cpp alignPeel, bestPeel, unpeeledBody,
   AlignedFields::first_only): peeled_first47_test.cpp's MMA whose first K
@@ -64,6 +64,11 @@ FAR_MUTANTS = [
     ("tail_max_shifted", "bad", tail("max(n_tiles - 1, 2 * n_tiles - 1010)")),
     ("tail_mod_plus_div", "bad", tail("n_tiles - 1 - (n_tiles % 500 + 3) // 502")),
     ("tail_steps_far", "bad", tail("n_tiles - 1 - (n_tiles + steps + 5) // 900")),
+    # the same steps in the tile loop's own wait: every tile's phase one early
+    ("loop_plus13_mod_997", "bad", rep("            lm.wait(k_empty, iter=t - 1)\n",
+                                       "            lm.wait(k_empty, iter=t - 1 - (n_tiles + 13) % 997 // 996)\n")),
+    ("loop_plus7_div_1000", "bad", rep("            lm.wait(k_empty, iter=t - 1)\n",
+                                       "            lm.wait(k_empty, iter=t - 1 - (n_tiles + 7) // 1000)\n")),
     ("tail_div2_zero", "good", tail("n_tiles - 1 + n_tiles // 2 * 0")),
     ("tail_div2_twice", "good", tail("n_tiles - 1 + n_tiles // 2 - n_tiles // 2")),
 ]
@@ -186,7 +191,8 @@ PREFETCH_MUTANTS = [
      + rep(PF_MMA, PF_MMA + "                if k == 0:\n                    lm.fill(rb, 0.5)\n                    lm.copy(ys, rb)\n")),
     ("ys_written_last_k", "bad", rep(PF_XS, PF_YS) + rep(PF_REGS, PF_R)
      + rep(PF_REFILL, PF_REFILL + "                if k + 2 == K:\n                    lm.fill(rb, 0.5)\n                    lm.copy(ys, rb)\n")),
-    ("ys_read_only", "good", rep(PF_XS, PF_YS) + rep(PF_REGS, PF_R) + rep(PF_END, PF_END + "            lm.copy(rb, ys)\n")),
+    # (a read through ys of bytes the ring's loads write through xs: data.stale-read)
+    ("ys_read_only", "bad", rep(PF_XS, PF_YS) + rep(PF_REGS, PF_R) + rep(PF_END, PF_END + "            lm.copy(rb, ys)\n")),
     # the refill one step further ahead in the tile's last refill only
     ("refill_last_far", "bad", rep(PF_REFILL, "                if k + 3 == K:\n                    xs.tma_load(A, coords=(t * 64, (k + 2) * 64), iter=it + 3, barrier=full)\n"
                                    "                elif k + 2 < K:\n                    xs.tma_load(A, coords=(t * 64, (k + 2) * 64), iter=it + 2, barrier=full)\n")),

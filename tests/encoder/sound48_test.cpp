@@ -27,6 +27,13 @@ std::string tailAt(const std::string& iter) {
                  "        lm.wait(k_empty, iter=" + iter + ")\n");
 }
 
+// The producer's wait for the K tile's release inside its tile loop at
+// `iter` (the kernel's own: `t - 1`).
+std::string loopWaitAt(const std::string& iter) {
+  return replace(exit_tail_kernels::kProducerTail, "            lm.wait(k_empty, iter=t - 1)\n",
+                 "            lm.wait(k_empty, iter=" + iter + ")\n");
+}
+
 // The ring producer's last tail wait at `iter`.
 std::string ringTailAt(const std::string& iter) {
   return replace(exit_tail_kernels::kRingProducerTail, exit_tail_kernels::kRingTail1,
@@ -38,15 +45,22 @@ std::string ringTailAt(const std::string& iter) {
 namespace s48 = sound48_test;
 
 // Off by one phase from a far tile count on, the step at a value no sample
-// of main's looked at: main exited 0 *checked* on each (the wait for phase
-// n_tiles - 2 leaves the last release unobserved: sync.async-at-exit, as
-// the same tail scaled down, `(n_tiles + 7) // 10`, shows at n_tiles = 3).
+// of main's looked at: main exited 0 *checked* on the first three (after
+// the tile loop the wait for phase n_tiles - 2 leaves the last release
+// unobserved, sync.async-at-exit; inside it every tile's wait is a phase
+// early, and the load overwrites the K tile the MMA still reads, sync.race:
+// the same operands scaled down, `(n_tiles + 7) // 10` and `(n_tiles + 13)
+// % 17 // 16`, show both at n_tiles = 3). The ring end's form exited 2 on
+// main already (a quotient of its constants).
 TEST(Sound48, AFarStepAwayFromTheOperandsConstantsIsNotChecked) {
   namespace cover = cake::testing::cover;
-  const cover::BoundedVerdict scaled = cover::boundedVerdict(s48::tailAt("n_tiles - 1 - (n_tiles + 7) // 10"));
-  EXPECT_TRUE(scaled.rules.count("sync.async-at-exit")) << "the scaled-down step is not found";
+  EXPECT_TRUE(cover::boundedVerdict(s48::tailAt("n_tiles - 1 - (n_tiles + 7) // 10")).rules.count("sync.async-at-exit"))
+      << "the scaled-down tail is not found";
+  EXPECT_TRUE(cover::boundedVerdict(s48::loopWaitAt("t - 1 - (n_tiles + 13) % 17 // 16")).rules.count("sync.race"))
+      << "the scaled-down wait in the tile loop is not found";
   for (const std::string& text : {s48::tailAt("n_tiles - 1 - (n_tiles + 7) // 1000"),
                                   s48::tailAt("n_tiles - 1 - (n_tiles + 13) % 997 // 996"),
+                                  s48::loopWaitAt("t - 1 - (n_tiles + 13) % 997 // 996"),
                                   s48::ringTailAt("n_tiles * k_tiles - 1 - (n_tiles * k_tiles + 13) % 997 // 996")}) {
     const cover::BoundedVerdict v = cover::boundedVerdict(text);
     EXPECT_TRUE(v.unknown || !v.rules.empty()) << "UNSOUND: the far step exits 0 checked:\n" << text;
