@@ -1,6 +1,7 @@
 // Session 48's soundness review (helper sound48, docs/z3.md "Soundness
 // review, session 48"): broken schedules aimed at the paths session 47
-// added (bench/attacks/sound48_mutants.py). One hole of the bounded check:
+// added (bench/attacks/sound48_mutants.py). Two holes of the bounded check,
+// one rule closes both. First:
 // a producer tail one phase short from a far tile count on, where the
 // operand steps at a value that is none of its own constants +-1 and their
 // quotients +-1 (`(n_tiles + 7) // 1000` steps at 993, `(n_tiles + 13) % 997
@@ -8,7 +9,10 @@
 // n_tiles <= 7; BindingSearch::nameStepPastTrips looks only at the
 // operand's own-constant samples, so the schedule exited 0 *checked*. Now
 // the integer solver is asked for any such step of the operand
-// (BindingSearch::nameStepsElsewhere): *unknown*, never a pass.
+// (BindingSearch::placeStepsElsewhere): *unknown*, never a pass. Second: a
+// slice bound whose crossing of the stored floats is not monotone in the
+// parameter (`0:64 + (P * P % 1009 == 777)`), which cover47's crossing
+// goals did not place: the same query finds the step and it is run.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,6 +44,30 @@ std::string ringTailAt(const std::string& iter) {
                  "        lm.wait(empty, iter=" + iter + ")\n");
 }
 
+// cover47's row: two warps store 32 floats each at `32 * w`, every warp
+// reads `0:read` after the barrier, 1 <= P <= 1000.
+std::string rowRead(const std::string& read) {
+  return "@cake.schedule(target=\"sm_80\")\n"
+         "def slices(lm, Src: LM.gmem, Dst: LM.gmem, P: LM.i32):\n"
+         "    lm.assume(P >= 1)\n"
+         "    lm.assume(P <= 1000)\n"
+         "    pool = lm.smem(1024)\n"
+         "    buf = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)\n"
+         "    part = lm.regs(shape=(1, 128), dtype=lm.f32)\n"
+         "    got = lm.regs(shape=(1, 128), dtype=lm.f32)\n"
+         "    red = lm.regs(shape=(1, 1), dtype=lm.f32)\n"
+         "    warps = lm.role(warps=[0, 1], group=1)\n"
+         "    block = lm.named_barrier(roles=[warps])\n"
+         "    with warps:\n"
+         "        w = lm.instance()\n"
+         "        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))\n"
+         "        lm.copy(buf[0][0:1, 32 * w:32 * w + 32], part[0:1, 0:32])\n"
+         "        lm.sync(block)\n"
+         "        lm.copy(got[0:1, 0:" + read + "], buf[0][0:1, 0:" + read + "])\n"
+         "        lm.reduce(red, got[0:1, 0:" + read + "], op=\"max\", axis=1)\n"
+         "        lm.copy(Dst, red, coords=(lm.block_idx(0), w))\n";
+}
+
 }  // namespace sound48_test
 
 namespace s48 = sound48_test;
@@ -65,6 +93,21 @@ TEST(Sound48, AFarStepAwayFromTheOperandsConstantsIsNotChecked) {
     const cover::BoundedVerdict v = cover::boundedVerdict(text);
     EXPECT_TRUE(v.unknown || !v.rules.empty()) << "UNSOUND: the far step exits 0 checked:\n" << text;
   }
+}
+
+// cover47's two warps' row (tests/encoder/cover47_test.cpp): every warp
+// reads `0:64 + (P * P % 1009 == 777)` of the 64 stored floats, one float
+// too many at P = 500 and 509 only (1 <= P <= 1000), a crossing no goal of
+// the slice bounds placed (the difference is not monotone in P): main ran P
+// = 1 alone and exited 0 *checked*. The step the integer solver finds is
+// now run (P = 500: data.stale-read); the correct twin, `64 - ...`, is run
+// there too and stays clean and checked.
+TEST(Sound48, ASliceBoundThatStepsAtAResidueIsRun) {
+  namespace cover = cake::testing::cover;
+  const cover::BoundedVerdict bad = cover::boundedVerdict(s48::rowRead("64 + (P * P % 1009 == 777)"));
+  EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 500 is not found";
+  const cover::BoundedVerdict good = cover::boundedVerdict(s48::rowRead("64 - (P * P % 1009 == 777)"));
+  EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct twin is no longer clean and checked";
 }
 
 // Correct forms whose operand is not affine but steps only as the values
