@@ -36,7 +36,8 @@ each):
   the tail leaves unloaded.
 * slices (GoalCollector::sliceCrossGoals, sliceKinks): cover47_test.cpp's two
   warps' row: reads whose bound is not monotone in the parameter (a bump
-  at one value only, a crossing and a crossing back) past the stored floats.
+  at one value only, a crossing and a crossing back, a residue of a square)
+  past the stored floats.
 """
 import os
 import sys
@@ -241,6 +242,13 @@ SLICE_TEXTS = [
     # a residue past the stores at one value in 97
     ("residue", "bad", row("32", "64 + (P % 97 == 50)", 1000)),
     ("residue_twin", "good", row("32", "64 - (P % 97 == 50)", 1000)),
+    # a residue of a square: one float too many at P = 500 and 509 only (main
+    # ran P = 1 alone: exit 0 checked)
+    ("square_residue", "bad", row("32", "64 + (P * P % 1009 == 777)", 1000)),
+    ("square_residue_twin", "good", row("32", "64 - (P * P % 1009 == 777)", 1000)),
+    # a bump of a square: one float too many at P = 541 only
+    ("square_bump", "bad", row("32", "min(128, 65 - (P - 541) * (P - 541))", 1000)),
+    ("square_bump_twin", "good", row("32", "min(64, 65 - (P - 541) * (P - 541))", 1000)),
     # stores that shrink at one value only
     ("store_dip", "bad", row("32 - max(0, P - 300) * max(0, 302 - P)", "64", 1000)),
 ]
