@@ -324,6 +324,15 @@ ExprPtr substituteInstance(const ExprPtr& e, int64_t i) {
 
 using ir::substituteLoopVar;
 
+// `e` with parameter p replaced by `with`.
+ExprPtr substituteParam(const ExprPtr& e, int p, const ExprPtr& with) {
+  if (!e || !dependsOnParam(*e, p)) return e;
+  if (e->kind == ExprKind::Param) return with;
+  auto out = std::make_shared<ir::Expr>(*e);
+  for (ExprPtr& a : out->args) a = substituteParam(a, p, with);
+  return out;
+}
+
 // Trip counts of loops whose bounds depend on the parameters, the sides of
 // guards comparing a parameter expression with a constant, and the
 // difference of the sides of guards comparing two parameter expressions
@@ -2251,7 +2260,8 @@ class BindingSearch {
   std::map<int, std::set<int>> ties_;  // parameter -> the parameters lm.assume facts tie it to (itself included)
   std::string failure_;
   std::set<std::string> unplaced_;
-  std::set<std::string> stepped_parts_;  // the parts nameStepPastTrips named
+  std::set<std::string> stepped_parts_;  // the parts nameStepPastTrips and placeStepsElsewhere named
+  std::set<std::string> asked_steps_;    // the parts placeStepsElsewhere asked about, per base
   std::vector<ExprPtr> whole_boxes_;  // setWholeBoxes
   std::string combinations_left_;
   size_t combinations_added_ = 0;
@@ -3390,16 +3400,19 @@ class BindingSearch {
         if (auto x = value(b, *g.expr)) m = std::max(m, *x);
       max_trip.push_back(m);
     }
-    auto fits = [&](const Binding& b) {
+    // (`slack`: a trip count may pass the largest run up to twice it, plus 2)
+    auto fitsWithin = [&](const Binding& b, bool slack) {
       if (!assumed(b)) return false;
       size_t i = 0;
       for (const Goal& g : goals_) {
         if (!g.trip) continue;
         auto x = value(b, *g.expr);
-        if (!x || *x > max_trip[i++]) return false;
+        const int64_t most = max_trip[i++];
+        if (!x || *x > (slack ? 2 * most + 2 : most)) return false;
       }
       return true;
     };
+    auto fits = [&](const Binding& b) { return fitsWithin(b, false); };
     // knob: 0..2 block index of that dimension, 3..5 grid size, 6+ parameter (readsKnob)
     std::vector<int> knobs{0, 1, 2, 3, 4, 5};
     for (int p : ints_) knobs.push_back(6 + p);
@@ -3447,6 +3460,7 @@ class BindingSearch {
           }
         }
       }
+      placeStepsElsewhere(sampled, knob, base, [&](const Binding& b) { return fitsWithin(b, true); }, out);
     }
   }
   // The samples of a knob taken from constants `ks` (each constant and
@@ -3528,6 +3542,167 @@ class BindingSearch {
                                      text, *x, knobText(knob), v));
       }
     }
+  }
+
+  // A parameter's step or bend at a value that is not among the operand's
+  // own constants +-1 and their quotients +-1, the samples
+  // nameStepPastTrips looks at: `(T + 7) // 1000` steps at 993, `(T + 13) %
+  // 997 // 996` at 983, a slice bound `64 + (P * P % 1009 == 777)` at 500
+  // (helper sound48, session 48: each exited 0 *checked*). Asked of the
+  // integer solver (unbounded integers, Python's floor `//` and `%`) for
+  // each outermost part of the operand that is not affine and reads no loop
+  // variable (outermostLoopFreeParts): a value of the parameter, the other
+  // knobs at `base`, where it and both neighbours are allowed and the part
+  // bends (its differences on the two sides differ) into a value, with
+  // differences, that neither a binding (the parameter on the same side of
+  // 0) nor a value between the least and largest such binding's shows
+  // (`T // 2` bends at every value, and `lm.cdiv(S, 128)` steps every 128,
+  // as among the values run). Such a value is run where no trip count
+  // passes twice the largest the bindings run, plus 2 (up to
+  // kStepPlacements per part and base, each asked again with it: the lane
+  // count `min(32, max(0, 2 * P - 64))` of a second pass saturates at P =
+  // 48, past the P <= 33 run, and is run there); otherwise it, or a query the solver
+  // does not settle, is named unplaced (*unknown*, never a pass). None:
+  // nothing is missing.
+  static constexpr int kStepPlacements = 4;  // bindings placed per part and base before a step is named
+  static constexpr int64_t kStepRange = 1 << 16;  // the widest range of run values whose every value is looked at
+  static constexpr int64_t kStepBox = 1 << 12;    // a step this near the base's value is preferred
+  void placeStepsElsewhere(const std::vector<const Goal*>& sampled, int knob, const Binding& base,
+                           const std::function<bool(const Binding&)>& fits, std::vector<Binding>& out) {
+    if (knob < 6) return;  // a block index or grid size: its own samples only (docs/known-limits.md)
+    const int p = knob - 6;
+    for (const Goal* g : sampled) {
+      if (!readsKnob(*g->expr, knob)) continue;
+      std::vector<ExprPtr> parts;
+      outermostLoopFreeParts(g->expr, parts);
+      for (const ExprPtr& part : parts) {
+        const std::string text = ir::exprToString(*part, s_);
+        if (!readsKnob(*part, knob) || stepped_parts_.count(text) ||
+            !asked_steps_.insert(text + " at " + encoder::bindingToString(s_, base)).second)
+          continue;
+        for (int placed = 0;; ++placed) {
+          std::optional<StepElsewhere> step = stepElsewhere(part, p, base, out);
+          if (!step) break;
+          if (step->at && placed < kStepPlacements && assumed(*step->at) && fits(*step->at)) {
+            out.push_back(*step->at);  // run there: the step is then a value a binding gives
+            continue;
+          }
+          const bool past = step->at && placed < kStepPlacements && assumed(*step->at);
+          stepped_parts_.insert(text);
+          unplaced_.insert(fmt::format("`{}` {}{}", text, step->why,
+                                       past ? ", and no binding runs there (a trip count passes twice the largest the values run)"
+                                       : step->at ? fmt::format(", past the {} bindings placed at its steps", placed)
+                                                  : ""));
+          break;
+        }
+      }
+    }
+  }
+  // The outermost parts of `e` that are not affine and read no loop
+  // variable: the operand itself where it reads none (`min(min(2 * P, 104 -
+  // P), 64)` whole: its inner `min` bends where the outer one masks it), its
+  // terms' where it is a sum (`t - 1 - (T + 13) % 997 // 996` inside a tile
+  // loop: the step of the part shifts every tile's phase).
+  static void outermostLoopFreeParts(const ExprPtr& e, std::vector<ExprPtr>& out) {
+    if (!e || affine(*e)) return;
+    const bool linear_shell = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Neg ||
+                              (e->kind == ExprKind::Mul && e->args.size() == 2 &&
+                               (ir::constValue(e->args[0]) || ir::constValue(e->args[1])));
+    if (!dependsOnLoops(*e) && !linear_shell) {
+      out.push_back(e);
+      return;
+    }
+    for (const ExprPtr& a : e->args) outermostLoopFreeParts(a, out);
+  }
+  // placeStepsElsewhere's query for one part: nullopt where no such step
+  // exists; else the binding at the step the solver found (none where it
+  // could not settle it) and why it is named if not run.
+  struct StepElsewhere {
+    std::optional<Binding> at;
+    std::string why;
+  };
+  std::optional<StepElsewhere> stepElsewhere(const ExprPtr& part, int p, const Binding& base,
+                                             const std::vector<Binding>& out) {
+    const ExprPtr x = leafExpr(ExprKind::Param, p);
+    auto at = [&](const ExprPtr& e, int64_t d) {
+      return substituteParam(e, p, ir::makeExpr(ExprKind::Add, {x, ir::makeConst(d)}));
+    };
+    // The part's differences on both sides of the value: a bend where they
+    // differ, of a shape no binding shows (`T // 2` bends at every value, as
+    // it does among the values run, and names nothing). Values and shapes
+    // count per side of 0 (`(T + 13) % 997 // 996` steps to 1 and back at
+    // T = -14, where no tile runs).
+    const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, 1), part});
+    const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -1)});
+    auto all = [](std::vector<ExprPtr> xs) {
+      ExprPtr out = xs[0];
+      for (size_t i = 1; i < xs.size(); ++i) out = ir::makeExpr(ExprKind::And, {out, xs[i]});
+      return out;
+    };
+    auto unseen = [&](bool negative) {
+      std::vector<ExprPtr> ne{ir::makeExpr(negative ? ExprKind::Lt : ExprKind::Ge, {x, ir::makeConst(0)}),
+                              ir::makeExpr(ExprKind::Ne, {up, down})};
+      std::set<int64_t> values;
+      std::set<std::pair<int64_t, int64_t>> shapes;
+      auto note = [&](const Binding& b) {
+        Binding lo = b, hi = b;
+        lo.params[p] = knobValue(b, 6 + p) - 1;
+        hi.params[p] = knobValue(b, 6 + p) + 1;
+        const auto d = value(lo, *part), m = value(b, *part), u = value(hi, *part);
+        if (m) values.insert(*m);
+        if (d && m && u) shapes.insert({*m - *d, *u - *m});
+      };
+      std::optional<int64_t> least, most;
+      for (const Binding& b : out) {
+        const int64_t v = knobValue(b, 6 + p);
+        if ((v < 0) != negative) continue;
+        note(b);
+        least = std::min(least.value_or(v), v);
+        most = std::max(most.value_or(v), v);
+      }
+      // Every value between the least and the largest run on this side,
+      // the other knobs at `base`: a step of `lm.cdiv(S, 128)` at 768 is
+      // the steps the trip counts placed between 1 and 513 (each binding
+      // sits just past one), not a new one.
+      if (least && *most - *least <= kStepRange)
+        for (int64_t v = *least; v <= *most; ++v) {
+          Binding b = base;
+          b.params[p] = v;
+          note(b);
+        }
+      for (int64_t v : values) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
+      for (auto [d, u] : shapes)
+        ne.push_back(ir::makeExpr(ExprKind::Or, {ir::makeExpr(ExprKind::Ne, {down, ir::makeConst(d)}),
+                                                 ir::makeExpr(ExprKind::Ne, {up, ir::makeConst(u)})}));
+      return all(ne);
+    };
+    const ExprPtr cond = ir::makeExpr(ExprKind::Or, {unseen(false), unseen(true)});
+    const bool none[3] = {false, false, false};
+    std::vector<ExprPtr> premises = jointQueryPremises(cond, base, {p}, none);
+    for (const ir::Assume& a : s_.assumes)
+      if (a.cond && dependsOnParam(*a.cond, p))
+        for (int64_t d : {-1, 1}) premises.push_back(at(a.cond, d));
+    encoder::Limits l = limits_;
+    l.rlimit = kRuleOutRlimit;
+    const encoder::BvResult r = encoder::intWitness(s_, cond, premises, l);
+    if (r.kind == encoder::BvVerdict::Holds) return std::nullopt;
+    if (r.kind != encoder::BvVerdict::Fails || !r.model.params.count(p))
+      return StepElsewhere{std::nullopt, fmt::format("may step at a value of {} no binding runs (the solver could "
+                                                     "not settle it: {})", s_.params[p].name, r.detail)};
+    Binding b = base;
+    b.params[p] = r.model.params.at(p);
+    // (a step near the base's value where there is one: a value near
+    // 2^31 runs as far from the kernel's sizes as a binding can)
+    const int64_t from = knobValue(base, 6 + p);
+    if (std::abs(b.params[p] - from) > kStepBox) {
+      premises.push_back(ir::makeExpr(ExprKind::Le, {x, ir::makeConst(from + kStepBox)}));
+      premises.push_back(ir::makeExpr(ExprKind::Ge, {x, ir::makeConst(from - kStepBox)}));
+      const encoder::BvResult near = encoder::intWitness(s_, cond, premises, l);
+      if (near.kind == encoder::BvVerdict::Fails && near.model.params.count(p)) b.params[p] = near.model.params.at(p);
+    }
+    const auto v = value(b, *part);
+    return StepElsewhere{b, fmt::format("steps or bends at {} = {}{}, a value no binding gives it", s_.params[p].name,
+                                        b.params[p], v ? fmt::format(" (it is {} there)", *v) : std::string())};
   }
 
   // ---- values that need tied parameters to move together
