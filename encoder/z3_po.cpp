@@ -141,8 +141,8 @@ constexpr uint64_t kMaxEncodingSize = uint64_t(1) << 24;
 
 // How often one pass of poCheck rules apart the ties of a model the
 // simulator did not replay before it gives the model up (Po::tiesOf): each
-// round excludes that model, and on the corpus one or two rounds were
-// enough.
+// round excludes that model; on the mutants that needed it, at most 4
+// rounds were (docs/benchmarks.md "Z3 labels after ties without distinct").
 constexpr int kUntieRounds = 16;
 
 class Po {
