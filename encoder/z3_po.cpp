@@ -139,6 +139,12 @@ struct PoOutOfTime {};
 // loop steps (Po::estimate).
 constexpr uint64_t kMaxEncodingSize = uint64_t(1) << 24;
 
+// How often one pass of poCheck rules apart the ties of a model the
+// simulator did not replay before it gives the model up (Po::tiesOf): each
+// round excludes that model; on the mutants that needed it, at most 4
+// rounds were (docs/benchmarks.md "Z3 labels after ties without distinct").
+constexpr int kUntieRounds = 16;
+
 class Po {
  public:
   Po(const System& sys, z3::context& c, bool bit_vectors, const PoBudget* budget = nullptr)
@@ -164,6 +170,9 @@ class Po {
   E runs() const { return runs_; }
   // Every clock distinct (runs() and prefix() only keep the ties that matter).
   E distinct() const { return distinct_; }
+  // t_a != t_b as two difference constraints (no disequality: see
+  // untieCounted)
+  E apart(int a, int b) const { return lt(T(a), T(b)) || lt(T(b), T(a)); }
   // A violation of `rule` at the cut END (a step rule at the event whose
   // clock is END, a state rule in the state before END).
   E target(const std::string& rule) const {
@@ -173,6 +182,9 @@ class Po {
   // The run of a model: the events before END, plus the event at END for a
   // step rule.
   Trace traceOf(const z3::model& mdl, bool with_end) const;
+  // The pairs of events of a model's run (with the event at END) whose
+  // clocks are equal, each group of equal clocks as consecutive pairs.
+  std::vector<std::pair<int, int>> tiesOf(const z3::model& mdl) const;
 
  private:
   struct Event {
@@ -510,6 +522,7 @@ class Po {
 
   // ------------------------------------------------------------ building
   void hbOrder();
+  void untieCounted(std::vector<E>& base) const;
   bool namedRound();
   void hbLemmas(std::vector<E>& base);
   bool checkShape(std::string* why);
@@ -793,26 +806,10 @@ bool Po::build(std::string* why) {
   // Events that count into one slot or named barrier never tie (the counts
   // read "strictly before"). Other ties are left open: dropping a
   // constraint only adds models, so "no violation" stays sound, and a model
-  // whose ties the simulator cannot replay is asked again with every clock
-  // distinct (distinct()).
-  auto distinctOf = [&](const std::vector<int>& evs) {
-    if (evs.size() < 2) return;
-    z3::expr_vector ts(c_);
-    for (int e : evs) ts.push_back(T(e));
-    base.push_back(z3::distinct(ts));
-  };
-  for (const auto& evs : slot_ev_) {
-    std::vector<int> ids;
-    for (const SlotEv& f : evs) ids.push_back(f.ev);
-    distinctOf(ids);
-  }
-  for (const auto& evs : named_ev_) {
-    std::vector<int> ids;
-    for (auto [e, w] : evs) ids.push_back(e);
-    distinctOf(ids);
-  }
-
+  // whose ties the simulator cannot replay is refined (untie in
+  // poCheckOnce) or asked again with every clock distinct (distinct()).
   hbOrder();
+  untieCounted(base);
   // completion clocks of every slot's phases
   d_.assign(m_.S, {});
   for (int k = 0; k < m_.S; ++k) {
@@ -1128,6 +1125,35 @@ void Po::hbOrder() {
     }
     if (namedRound()) changed = true;
     if (!changed) break;
+  }
+}
+
+// The events of one slot or of one named barrier never tie, stated as
+// "t_a < t_b or t_b < t_a" for each pair that happens-before leaves
+// unordered (docs/z3.md "Ties without distinct"). Not z3::distinct: Z3
+// 4.8's difference-logic solver gives up ("incomplete") on the
+// disequalities distinct becomes, and the query then goes to the simplex
+// solver (fa3_persistent at seqlen_q=1025, seqlen_k=193: 3.4 s to give up,
+// then past 30 s; now unsat in 3.7 s). A pair ordered by hb_ needs nothing:
+// by program order, issue -> landing and commit -> completion it never
+// ties; by a lemma edge it is ordered whenever its later event is at or
+// before END, and a tie past END changes no count before END. Dropping a
+// constraint only adds models, so "no violation" stays sound either way.
+void Po::untieCounted(std::vector<E>& base) const {
+  auto untie = [&](const std::vector<int>& evs) {
+    for (size_t i = 0; i < evs.size(); ++i)
+      for (size_t j = i + 1; j < evs.size(); ++j)
+        if (!hb(evs[i], evs[j]) && !hb(evs[j], evs[i])) base.push_back(apart(evs[i], evs[j]));
+  };
+  for (const auto& evs : slot_ev_) {
+    std::vector<int> ids;
+    for (const SlotEv& f : evs) ids.push_back(f.ev);
+    untie(ids);
+  }
+  for (const auto& evs : named_ev_) {
+    std::vector<int> ids;
+    for (auto [e, w] : evs) ids.push_back(e);
+    untie(ids);
   }
 }
 
@@ -1586,6 +1612,19 @@ void Po::stateRules() {
   targets_.emplace("sync.async-at-exit", all(finished) && any(left));
 }
 
+std::vector<std::pair<int, int>> Po::tiesOf(const z3::model& mdl) const {
+  uint64_t end = mdl.eval(end_, true).get_numeral_uint64();
+  std::map<uint64_t, std::vector<int>> at;
+  for (int e = 0; e < events(); ++e) {
+    uint64_t t = mdl.eval(T(e), true).get_numeral_uint64();
+    if (t <= end) at[t].push_back(e);
+  }
+  std::vector<std::pair<int, int>> out;
+  for (const auto& [t, evs] : at)
+    for (size_t i = 1; i < evs.size(); ++i) out.push_back({evs[i - 1], evs[i]});
+  return out;
+}
+
 Trace Po::traceOf(const z3::model& mdl, bool with_end) const {
   uint64_t end = mdl.eval(end_, true).get_numeral_uint64();
   std::vector<std::pair<uint64_t, int>> order;
@@ -1721,8 +1760,9 @@ z3w::QueryResult solveOnce(z3::context& c, const Po& po, const E& runs, const E&
   const char* answer = q.answer == z3w::Answer::Correct     ? "unsat"
                        : q.answer == z3w::Answer::Incorrect ? "sat"
                                                             : "unknown";
-  out.profile += fmt::format("    query {}{}: {} {:.3f} s CPU{}\n", out.queries + 1, po.ints() ? fmt::format(" (arith {})", arith_solver) : "",
-                             answer, cpu, stats);
+  out.profile += fmt::format("    query {}{}: {}{} {:.3f} s CPU{}\n", out.queries + 1,
+                             po.ints() ? fmt::format(" (arith {})", arith_solver) : "", answer,
+                             q.reason.empty() ? "" : " (" + q.reason + ")", cpu, stats);
   return q;
 }
 
@@ -1850,6 +1890,19 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
   // clean program) and dropped from the goal once seen.
   std::optional<z3::model> mdl;
   E all_distinct = strict ? po.distinct() : c.bool_val(true);
+  // A model the simulator does not replay because two of its events tie
+  // (equal clocks, both in the run): those pairs are ruled apart and the
+  // query asked again (docs/z3.md "Ties without distinct"); false when the
+  // model has no such tie or the rounds are used up (then it is an
+  // internal error of this pass, as before).
+  int untie_rounds = 0;
+  auto untie = [&](const z3::model& m) {
+    std::vector<std::pair<int, int>> ties = po.tiesOf(m);
+    if (ties.empty() || ++untie_rounds > kUntieRounds) return false;
+    for (auto [a, b] : ties) all_distinct = all_distinct && po.apart(a, b);
+    out.profile += fmt::format("    {} tied pairs ruled apart\n", ties.size());
+    return true;
+  };
   // Only rules outside opts.known: no first query (whether some run goes
   // wrong decides only the static candidates, of which there are none here)
   const bool skipping = !opts.known.empty() && statics.empty();
@@ -1860,52 +1913,57 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
     // by_rule: one query per rule, in order, until one is sat (diagnostics:
     // the disjunction is unsat exactly when every rule's query is)
     size_t piece = 0;
-    for (;;) {
-      mdl.reset();
-      z3w::QueryResult q;
-      if (!opts.by_rule) {
-        q = ask(c, po, po.runs() && all_distinct, goalOf(first), budget, opts.limits, simplex, mdl, out);
-        ++out.queries;
-      } else {
-        q.answer = z3w::Answer::Correct;
-        for (; piece < first.size(); ++piece) {
-          if (po.target(first[piece]).is_false()) continue;
-          out.profile += fmt::format("    rule {}:\n", first[piece]);
-          q = ask(c, po, po.runs() && all_distinct, goalOf({first[piece]}), budget, opts.limits, simplex, mdl, out);
+    for (;;) {  // until a model that replays (or none)
+      for (;;) {
+        mdl.reset();
+        z3w::QueryResult q;
+        if (!opts.by_rule) {
+          q = ask(c, po, po.runs() && all_distinct, goalOf(first), budget, opts.limits, simplex, mdl, out);
           ++out.queries;
-          if (q.answer != z3w::Answer::Correct) break;
+        } else {
+          q.answer = z3w::Answer::Correct;
+          for (; piece < first.size(); ++piece) {
+            if (po.target(first[piece]).is_false()) continue;
+            out.profile += fmt::format("    rule {}:\n", first[piece]);
+            q = ask(c, po, po.runs() && all_distinct, goalOf({first[piece]}), budget, opts.limits, simplex, mdl, out);
+            ++out.queries;
+            if (q.answer != z3w::Answer::Correct) break;
+          }
         }
+        if (q.answer == z3w::Answer::Correct) return finish();
+        if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
+        std::vector<std::string> hit = modelHits(*mdl, first);
+        if (hit != std::vector<std::string>{kLandsElsewhere}) break;
+        Trace tr = po.traceOf(*mdl, true);
+        landing = replayLanding(sys, tr);
+        if (!landing) {
+          if (untie(*mdl)) continue;
+          fail("Z3 finds an arrival counting into another phase than it means, but the simulator does not", tr);
+          return finish();
+        }
+        auto at = std::find(first.begin(), first.end(), std::string(kLandsElsewhere));
+        if (static_cast<size_t>(at - first.begin()) < piece) --piece;
+        first.erase(at);
       }
-      if (q.answer == z3w::Answer::Correct) return finish();
-      if (q.answer != z3w::Answer::Incorrect) return unknown(q.reason);
-      std::vector<std::string> hit = modelHits(*mdl, first);
-      if (hit != std::vector<std::string>{kLandsElsewhere}) break;
-      Trace tr = po.traceOf(*mdl, true);
-      landing = replayLanding(sys, tr);
-      if (!landing) {
-        fail("Z3 finds an arrival counting into another phase than it means, but the simulator does not", tr);
-        return finish();
+      {
+        std::vector<std::string> hit = modelHits(*mdl, first);
+        std::erase(hit, std::string(kLandsElsewhere));
+        bool step = std::any_of(hit.begin(), hit.end(), isStepRule);
+        Trace tr = po.traceOf(*mdl, step);
+        ReplayResult rr = replay(sys, tr);
+        if (!rr.valid || rr.violations.empty()) {
+          if (untie(*mdl)) continue;
+          fail(fmt::format("Z3 finds {} but the simulator {}", hit.empty() ? "?" : hit.front(),
+                           rr.valid ? "meets no violation on the run" : "does not replay it (" + rr.error + ")"),
+               tr);
+          return finish();
+        }
+        // the replay records the run up to its end (endsRun): each rule it
+        // meets is met on a run whose earlier steps end no run, as explore() reports them
+        for (const Violation& v : rr.violations)
+          if (found.insert(v.rule).second) res.violations.push_back(v);
       }
-      auto at = std::find(first.begin(), first.end(), std::string(kLandsElsewhere));
-      if (static_cast<size_t>(at - first.begin()) < piece) --piece;
-      first.erase(at);
-    }
-    {
-      std::vector<std::string> hit = modelHits(*mdl, first);
-      std::erase(hit, std::string(kLandsElsewhere));
-      bool step = std::any_of(hit.begin(), hit.end(), isStepRule);
-      Trace tr = po.traceOf(*mdl, step);
-      ReplayResult rr = replay(sys, tr);
-      if (!rr.valid || rr.violations.empty()) {
-        fail(fmt::format("Z3 finds {} but the simulator {}", hit.empty() ? "?" : hit.front(),
-                         rr.valid ? "meets no violation on the run" : "does not replay it (" + rr.error + ")"),
-             tr);
-        return finish();
-      }
-      // the replay records the run up to its end (endsRun): each rule it
-      // meets is met on a run whose earlier steps end no run, as explore() reports them
-      for (const Violation& v : rr.violations)
-        if (found.insert(v.rule).second) res.violations.push_back(v);
+      break;
     }
     if (opts.stop_at_first) return finish();
   }
@@ -1930,6 +1988,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
       fail("a model of the disjunction satisfies no rule", {});
       return finish();
     }
+    bool untied = false;  // a tie the simulator did not replay, ruled apart: ask again
     for (const auto& rule : hit) {
       Trace tr = po.traceOf(*mdl, isStepRule(rule));
       ReplayResult rr = replay(sys, tr);
@@ -1941,6 +2000,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
         else if (!at_end && endsRun(v.rule)) earlier = true;
       }
       if (!rr.valid || !confirmed || earlier) {
+        if ((untied = untie(*mdl))) break;
         fail(fmt::format("the {} counterexample does not replay on the simulator ({})", rule,
                          !rr.valid ? rr.error
                          : earlier ? "the simulator meets a violation before its end"
@@ -1953,6 +2013,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
       res.violations.push_back(std::move(v));
       std::erase(open, rule);
     }
+    if (untied) continue;
     if (skipping && opts.stop_at_first) break;  // a new rule: as query 1 stops at its first run
   }
   return finish();
