@@ -7545,7 +7545,12 @@ void layOutPersistent(PGrid& g) {
       if (ref[i] == -2) ref[i] = ring[i];
     // the first K iterations: the copy at ring start x is the one at x -
     // Pg one ring period on, the one of tile t the one of tile t - Pt one
-    // tile period on (the shifts map them so), with the grid's deltas
+    // tile period on (the shifts map them so), with the grid's deltas;
+    // with the periods at the ring positions runs reach (PGrid::slope),
+    // where the shifts apply only (the pc maps' condition, periodsHoldOn,
+    // as for the copies per ring start below): a copy no shift maps there
+    // is explored as it is. So are the copies near a tile's end and the
+    // first ones near it (docs/z3.md "Sloped copies near a tile's end").
     // (d learned from a copy of `ref`: the same where ref has a delta, and
     // no other delta than 0, which is what ref says by having none)
     auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
@@ -7554,6 +7559,15 @@ void layOutPersistent(PGrid& g) {
       };
       return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
              same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
+    };
+    auto copyPos = [](int64_t t, int64_t x, int kind, int first) {
+      PcPos q;
+      q.region = PcPos::Body;
+      q.t = static_cast<int16_t>(t);
+      q.x = static_cast<int16_t>(x);
+      q.kind = static_cast<int8_t>(kind);
+      q.first = static_cast<int8_t>(first);
+      return q;
     };
     // (which 0: the first iterations; d = 1..tail_m: the iterations d from
     // the end; tail_m + d: the first iterations d from the end)
@@ -7571,14 +7585,15 @@ void layOutPersistent(PGrid& g) {
                               : d        ? g.tail_at[static_cast<size_t>(d - 1)]
                                          : g.first_at)[g.lane(p, k)];
             const PGrid::Range& to = fa[t][x];
-            if (x >= g.w0g + g.Pg) {
+            const PcPos at = copyPos(t, x, k, first_tail ? kFirstTailCopy + d - 1 : d ? kTailCopy + d - 1 : kFirstCopy);
+            if (x >= g.w0g + g.Pg && g.periodsHoldOn(p, at, x - g.Pg)) {
               const PGrid::Range& from = fa[t][x - g.Pg];
               Deltas d = g.ring;
               if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
                 throw Fail(fmt::format("{}'s {} K iteration does not repeat with the ring period {}",
                                        g.grid.procs[p].name, what, g.Pg));
             }
-            if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
+            if (t >= g.tw + g.Pt && sh.runs(t - g.Pt) && g.periodsHoldOn(p, at, x)) {
               const PGrid::Range& from = fa[t - g.Pt][x];
               Deltas d = g.tile;
               if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
@@ -13435,18 +13450,6 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// The copies near a tile's end check their periods from w0g in every tile:
-// not with the sloped periods (yet). (The copies per ring start check
-// theirs where the shifts apply, layOutPersistent; the copies per ring end
-// in every tile from w0g on, where the sloped grid repeats too or the
-// proof stops.)
-void refuseSloped(const PGrid& g, const char* what) {
-  if (g.slope)
-    throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
-                           "tile index; not covered by the persistent-kernel proof yet)",
-                           what));
-}
-
 // The fifth obstacle of FA4 (docs/z3.md "First K iterations that are also
 // a tile's last"), asked before the grids per ring start and end: an MMA
 // commit on an mbarrier (slot >= 0) is neither left out (counterFree,
@@ -13522,12 +13525,12 @@ bool anyPostMoves(const PGrid& g) {
 // t * E_B (`last`, the tail copies). Session 45 refused obstacle 1 (d) here
 // (a first K iteration of its own, the last tiles, a part after the K loop
 // that reads the ring end or moves, and copies near the end); since session
-// 47 (d) has copies of its own (firstTailIterationsAt), and of that set only
-// the schedules whose grid repeats with the sloped periods are refused here,
-// with the refusal they meet after the grids (refuseSloped, asked for the
-// copies near the end before tailIterations): FA4, whose grids per ring
-// start and end (24 + 2 x 24 + 23 + 2 x 23 builds, 25 s user) come before
-// that refusal. A subset of what session 45 refused here: no proof lost.
+// 47 (d) has copies of its own (firstTailIterationsAt); session 47 still
+// refused here those whose grid repeats with the sloped periods, and since
+// session 48 the copies near the end check their periods where the shifts
+// apply (layOutPersistent, docs/z3.md "Sloped copies near a tile's end"),
+// so nothing of that set is refused here but what the probe's `last`
+// answers below (refuseCommitsOnBarriersNearTheEnd).
 struct FirstProbe {
   bool first = false;      // a first K iteration of its own
   bool reads_end = false;  // a part after the K loop reads the ring end
@@ -14069,8 +14072,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
           firstCopiesProbe(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
       // (uses: the last tiles' grids, buildLastGrids; refused before them)
       last_tiles_later = probe.first && !uses.empty();
-      if (last_tiles_later && (probe.reads_end || anyPostMoves(g)) && probe.last > 0)
-        refuseSloped(g, "K iterations near the tile's end differ");
       // (where the tile count is not read the probe is not asked: its
       // depth of the copies near the end is asked here, only where the
       // commits differ, at the cost of one checkTileExprs)
@@ -14140,7 +14141,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                              g.grid.procs[p].name));
   if (last > 0) {
     refuseTileCountReadsNearTheEnd(s, tl, tail_uses);
-    refuseSloped(g, "K iterations near the tile's end differ");
     g.free_regs = pathFreeRegs(s, tl);
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);
