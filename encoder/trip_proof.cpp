@@ -6720,6 +6720,15 @@ struct PGrid {
   // a barrier (its commits then numbered in issue order: the budget allows
   // it, TripProofOptions::ordinal_commits_from_work); else refused.
   bool ordinal_commits = false;
+  // last_ordinal[p]: p's last tiles' parts after the K loop commit another
+  // number of MMA groups than the grid's tiles there (FA4's MMA releases Q
+  // by a commit under `if t + 2 < T:`), so the commits before a pc are not
+  // one number: p's completions are numbered in issue order
+  // (Model::ordinal_commits), as a process that skips tiles has them, and
+  // it may not wait for its MMA groups (lm.mma_wait, the one reader of the
+  // absolute count). layOutPersistent; docs/z3.md "Sloped copies near a
+  // tile's end", the Q release.
+  std::vector<char> last_ordinal;
   uint64_t ordinal_commits_from = 0;  // (the budget that would allow it, for the refusal)
   // A first K iteration that differs from the others at its ring index
   // (`if k > 0:`, docs/z3.md "The first K iteration"): first_x[p], p gets
@@ -7211,6 +7220,23 @@ int commitsIn(const std::vector<Instr>& prog, int a, int b) {
 // commits before every pc one number whatever the path (they depend on t
 // and x only), and the shifts plain pc maps.
 // Does src[a, b) hold an MMA commit that arrives on a barrier?
+// A process whose completions are numbered in issue order because its last
+// tiles commit another number of MMA groups (PGrid::last_ordinal) must not
+// wait for its MMA groups: lm.mma_wait reads the absolute count before its
+// pc (knowCompleted), which is then not one number (docs/z3.md "Commit
+// ordinals in issue order", item 4).
+bool waitsForItsMmaGroups(const std::vector<Instr>& prog) {
+  return std::any_of(prog.begin(), prog.end(), [](const Instr& in) { return in.kind == InstrKind::MmaWait; });
+}
+[[noreturn]] void refuseLastTileCommitsWithMmaWaits(const PGrid& g, size_t p) {
+  throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile and waits for "
+                         "its MMA groups (lm.mma_wait) (not covered by the persistent-kernel proof yet)",
+                         g.grid.procs[p].name));
+}
+void refuseMmaWaitsWithOrdinals(const PGrid& g, size_t p) {
+  if (waitsForItsMmaGroups(g.comb.procs[p].program)) refuseLastTileCommitsWithMmaWaits(g, p);
+}
+
 bool commitsToBarrier(const std::vector<Instr>& src, int a, int b) {
   return std::any_of(src.begin() + a, src.begin() + b,
                      [](const Instr& in) { return in.kind == InstrKind::MmaCommit && in.slot >= 0; });
@@ -7265,6 +7291,7 @@ void layOutPersistent(PGrid& g) {
   g.ring_ref.assign(P, {});
   g.tile_pc.assign(P, {});
   g.commits_before.assign(P, {});
+  g.last_ordinal.assign(P, 0);
   g.size.assign(P, 0);
   g.flow.next.assign(P, {});
   const int64_t Wt = g.Wt, Wg = g.Wg;
@@ -7536,9 +7563,7 @@ void layOutPersistent(PGrid& g) {
             const std::vector<Instr>* text =
                 by_x ? &g.post_last_text[static_cast<size_t>(depth - 1)][p][t][x > 0 ? x : Wg] : nullptr;
             const int n = text ? static_cast<int>(text->size()) : d - c;
-            if ((text ? commitsIn(*text, 0, n) : commitsIn(lsrc, c, d)) != post_c[t])
-              throw Fail(fmt::format("{} commits a different number of MMA groups after the K loop of the last tile",
-                                     g.grid.procs[p].name));
+            if ((text ? commitsIn(*text, 0, n) : commitsIn(lsrc, c, d)) != post_c[t]) g.last_ordinal[p] = 1;
             const int64_t base = tiles_c[t] + pre_c[t] + body_c[x];
             const int at = text ? appendFrom(*text, 0, n, PcPos::PostLast, t, x, base)
                                 : appendFrom(lsrc, c, d, PcPos::PostLast, t, x, base);
@@ -7564,6 +7589,7 @@ void layOutPersistent(PGrid& g) {
     }
     const int n = static_cast<int>(prog.size());
     g.size[p] = n;
+    if (g.last_ordinal[p]) refuseMmaWaitsWithOrdinals(g, p);
     const bool fullp = sh.kind == TileShape::Full;
     for (int64_t a = 0; a <= Wt; ++a)
       for (int64_t x = 0; x <= (fullp ? Wg : 0); ++x) {
@@ -7654,7 +7680,12 @@ void layOutPersistent(PGrid& g) {
       if (ref[i] == -2) ref[i] = ring[i];
     // the first K iterations: the copy at ring start x is the one at x -
     // Pg one ring period on, the one of tile t the one of tile t - Pt one
-    // tile period on (the shifts map them so), with the grid's deltas
+    // tile period on (the shifts map them so), with the grid's deltas;
+    // with the periods at the ring positions runs reach (PGrid::slope),
+    // where the shifts apply only (the pc maps' condition, periodsHoldOn,
+    // as for the copies per ring start below): a copy no shift maps there
+    // is explored as it is. So are the copies near a tile's end and the
+    // first ones near it (docs/z3.md "Sloped copies near a tile's end").
     // (d learned from a copy of `ref`: the same where ref has a delta, and
     // no other delta than 0, which is what ref says by having none)
     auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
@@ -7663,6 +7694,15 @@ void layOutPersistent(PGrid& g) {
       };
       return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
              same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
+    };
+    auto copyPos = [](int64_t t, int64_t x, int kind, int first) {
+      PcPos q;
+      q.region = PcPos::Body;
+      q.t = static_cast<int16_t>(t);
+      q.x = static_cast<int16_t>(x);
+      q.kind = static_cast<int8_t>(kind);
+      q.first = static_cast<int8_t>(first);
+      return q;
     };
     // (which 0: the first iterations; d = 1..tail_m: the iterations d from
     // the end; tail_m + d: the first iterations d from the end)
@@ -7680,14 +7720,15 @@ void layOutPersistent(PGrid& g) {
                               : d        ? g.tail_at[static_cast<size_t>(d - 1)]
                                          : g.first_at)[g.lane(p, k)];
             const PGrid::Range& to = fa[t][x];
-            if (x >= g.w0g + g.Pg) {
+            const PcPos at = copyPos(t, x, k, first_tail ? kFirstTailCopy + d - 1 : d ? kTailCopy + d - 1 : kFirstCopy);
+            if (x >= g.w0g + g.Pg && g.periodsHoldOn(p, at, x - g.Pg)) {
               const PGrid::Range& from = fa[t][x - g.Pg];
               Deltas d = g.ring;
               if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.ring))
                 throw Fail(fmt::format("{}'s {} K iteration does not repeat with the ring period {}",
                                        g.grid.procs[p].name, what, g.Pg));
             }
-            if (t >= g.tw + g.Pt && sh.runs(t - g.Pt)) {
+            if (t >= g.tw + g.Pt && sh.runs(t - g.Pt) && g.periodsHoldOn(p, at, x)) {
               const PGrid::Range& from = fa[t - g.Pt][x];
               Deltas d = g.tile;
               if (!shiftedRange(prog, from.a, from.b, prog, to.a, to.b, d, static_cast<int>(p)) || !sameDeltas(d, g.tile))
@@ -7921,7 +7962,9 @@ class PersistentExplorer {
     // A process that skips tiles: its completions numbered in issue order
     // (layOutPersistent: it has no lm.mma_wait).
     m_.ordinal_commits.assign(static_cast<size_t>(m_.P), 0);
-    for (int p = 0; p < m_.P; ++p) m_.ordinal_commits[p] = full(p) && g_.shape[p].step > 1;
+    // So is one whose last tiles commit otherwise (PGrid::last_ordinal).
+    for (int p = 0; p < m_.P; ++p)
+      m_.ordinal_commits[p] = full(p) && (g_.shape[p].step > 1 || g_.last_ordinal[static_cast<size_t>(p)]);
     layout_ = true;  // resolve() gives every branch (the unknowns open)
     setPredecessors();
     setCanonicalWrites();
@@ -8836,7 +8879,8 @@ class PersistentExplorer {
     if (!sameAt(g_.kinded, up, uq) || !sameAt(g_.post_moves, up, uq) || !sameAt(g_.post_x, up, uq) ||
         !sameAt(g_.pre_moves, up, uq) || !sameAt(g_.pre_x, up, uq) ||
         !sameAt(g_.first_x, up, uq) || !sameAt(g_.tail_x, up, uq) || !sameAt(g_.first_tail_x, up, uq) || !sameAt(g_.ring_pc, up, uq) || !sameAt(g_.tile_pc, up, uq) ||
-        !sameAt(g_.ring_ref, up, uq) || !sameAt(g_.commits_before, up, uq) || !sameAt(g_.size, up, uq) ||
+        !sameAt(g_.ring_ref, up, uq) || !sameAt(g_.commits_before, up, uq) || !sameAt(g_.last_ordinal, up, uq) ||
+        !sameAt(g_.size, up, uq) ||
         !sameAt(g_.ring_commits, up, uq) || !sameAt(g_.tile_commits, up, uq))
       return false;
     for (int k = 0; k < g_.kinds; ++k) {
@@ -13545,18 +13589,6 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// The copies near a tile's end check their periods from w0g in every tile:
-// not with the sloped periods (yet). (The copies per ring start check
-// theirs where the shifts apply, layOutPersistent; the copies per ring end
-// in every tile from w0g on, where the sloped grid repeats too or the
-// proof stops.)
-void refuseSloped(const PGrid& g, const char* what) {
-  if (g.slope)
-    throw Fail(fmt::format("{} and the grid repeats only at the ring positions runs reach (a ring index minus the "
-                           "tile index; not covered by the persistent-kernel proof yet)",
-                           what));
-}
-
 // The fifth obstacle of FA4 (docs/z3.md "First K iterations that are also
 // a tile's last"), asked before the grids per ring start and end where it
 // is certain: tailIterationsAt matches an operation of a copy near the
@@ -13661,12 +13693,12 @@ bool anyPostMoves(const PGrid& g) {
 // t * E_B (`last`, the tail copies). Session 45 refused obstacle 1 (d) here
 // (a first K iteration of its own, the last tiles, a part after the K loop
 // that reads the ring end or moves, and copies near the end); since session
-// 47 (d) has copies of its own (firstTailIterationsAt), and of that set only
-// the schedules whose grid repeats with the sloped periods are refused here,
-// with the refusal they meet after the grids (refuseSloped, asked for the
-// copies near the end before tailIterations): FA4, whose grids per ring
-// start and end (24 + 2 x 24 + 23 + 2 x 23 builds, 25 s user) come before
-// that refusal. A subset of what session 45 refused here: no proof lost.
+// 47 (d) has copies of its own (firstTailIterationsAt); session 47 still
+// refused here those whose grid repeats with the sloped periods, and since
+// session 48 the copies near the end check their periods where the shifts
+// apply (layOutPersistent, docs/z3.md "Sloped copies near a tile's end"),
+// so nothing of that set is refused here but what the probe's `last`
+// answers below (refuseCommitsOnBarriersNearTheEnd).
 struct FirstProbe {
   bool first = false;      // a first K iteration of its own
   bool reads_end = false;  // a part after the K loop reads the ring end
@@ -13704,6 +13736,39 @@ int tailDepthProbe(const ir::Schedule& s, const TileLoops& tl, const PGrid& g, c
 void refuseLastPartsThatMove(const PGrid& g) {
   for (size_t p = 0; p < g.last_moving.size(); ++p)
     if (!g.last_moving[p].empty() && (p >= g.post_last_x.size() || !g.post_last_x[p])) throw Fail(g.last_moving[p]);
+}
+
+// The sixth obstacle of FA4 (docs/z3.md "Sloped copies near a tile's
+// end"), asked as soon as the last tiles' grids are built, before the grids
+// per ring start and end. A last tile whose part after the K loop commits
+// another number of MMA groups than the grid's tile there (FA4's MMA
+// releases Q by a commit under `if t + 2 < T:`) makes the layout number the
+// process's completions in issue order (PGrid::last_ordinal), which it
+// refuses for a process that waits for its MMA groups (lm.mma_wait). The
+// layout compares, for every depth d, tile t and ring end x, the commits of
+// that part in the last tiles' grid lastGrid(d, t % 2) (at x = Wg that
+// grid's own text, lastPostsByRingEnd) with the grid's; the same two texts
+// are compared here, for the processes whose commits the layout numbers so
+// (a K loop, one kind of tile: the grid's), and an lm.mma_wait sought in
+// the grid's program, every instruction of which the layout lays out.
+// Whether that part holds a commit is decided by conditions read at the
+// tile count t + d against t + far, not by the window: a larger window (a
+// GridTooSmall retry) differs there too. So this loses no proof.
+void refuseLastTilePostCommitsThatDiffer(const PGrid& g) {
+  if (!g.last_tile || g.kinds > 1) return;
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    const std::vector<Instr>& prog = g.grid.procs[p].program;
+    if (sh.kind != TileShape::Full || sh.step != 1 || !waitsForItsMmaGroups(prog)) continue;
+    for (int64_t d = 1; d <= g.last_m; ++d)
+      for (int64_t t = sh.first; t < g.Wt; ++t) {
+        const size_t li = PGrid::lastGrid(d, t % 2);
+        const TileShape& ls = g.last_shape[li][p];
+        if (commitsIn(g.last[li].procs[p].program, ls.head[t][g.Wg], ls.tile_start[t + 1]) !=
+            commitsIn(prog, sh.head[t][g.Wg], sh.tile_start[t + 1]))
+          refuseLastTileCommitsWithMmaWaits(g, p);
+      }
+  }
 }
 
 // Each statement outside the tile loops, with whether it lies after one (in
@@ -14208,8 +14273,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
           firstCopiesProbe(s, tl, g, solverLimits(opts, budget), !uses.empty(), tails.has_value());
       // (uses: the last tiles' grids, buildLastGrids; refused before them)
       last_tiles_later = probe.first && !uses.empty();
-      if (last_tiles_later && (probe.reads_end || anyPostMoves(g)) && probe.last > 0)
-        refuseSloped(g, "K iterations near the tile's end differ");
       // (where the tile count is not read the probe is not asked: its
       // depth of the copies near the end is asked here, only where the
       // commits differ, at the cost of one checkTileExprs)
@@ -14218,6 +14281,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
           return probe.last > 0 || (uses.empty() && tailDepthProbe(s, tl, g, solverLimits(opts, budget)) > 0);
         });
       buildLastGrids();  // (lastTilesAtRingStart reads them)
+      refuseLastTilePostCommitsThatDiffer(g);
       if (g.last_tile && !anyPostMoves(g)) refuseLastTilePartsThatMove(g);
       // the ring shift maps copy x onto x - Pg from x - Pg >= w0g on: the
       // warm-up starts where the copies have one length (the waits of a
@@ -14234,6 +14298,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
   }
   buildLastGrids();
+  refuseLastTilePostCommitsThatDiffer(g);
   if (g.last_tile) {
     for (const System& l : g.last) {
       checkLapDeltas(l, g.ring, /*exact=*/true, &g.unmet);
@@ -14279,7 +14344,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                              g.grid.procs[p].name));
   if (last > 0) {
     refuseTileCountReadsNearTheEnd(s, tl, tail_uses);
-    refuseSloped(g, "K iterations near the tile's end differ");
     g.free_regs = pathFreeRegs(s, tl);
     g.ring_views = trip::ringPositionViews(tails->first, kIterationsOf(g), g.Wg, g.Pg, g.w0g);
     g.commits_unread = trip::mmaCommitNumbersUnread(tails->first);

@@ -19,72 +19,6 @@ using namespace cake;
 
 namespace trip_fa12_test {
 
-// A persistent sm_100 kernel: the loader fills a two-slot Q ring and a
-// two-slot K ring, the MMA warp accumulates each tile's blocks into TMEM
-// (committing o_done per block), and an epilogue warpgroup paces the MMA
-// per block (o_ready), waits for its tile's last block at the tile's ring
-// end, reads O and hands the tile's Q slot back to the loader on every
-// tile but the last two.
-const std::string kTileEndKernel = R"CAKE(
-@cake.schedule(target="sm_100a")
-def ring_end_last_tiles(lm, Q: LM.tma3d, K: LM.tma3d, seqlen_k: LM.i32, T: LM.i32):
-    lm.assume(seqlen_k > 0)
-    lm.assume(T > 0)
-    pool   = lm.smem(65536)
-    smem_q = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    smem_k = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    tmem_o = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    o = lm.regs(shape=(128, 128), dtype=lm.f32)
-    r = lm.regs(shape=(128, 1), dtype=lm.f32)
-
-    epi  = lm.role(warps=[0, 1, 2, 3])
-    mma  = lm.role(warps=[4])
-    load = lm.role(warps=[5])
-
-    two     = lm.pipeline(stages=2)
-    q_full  = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=two)
-    q_empty = lm.barrier(prod=[epi], cons=[load], init_count=1, pipeline=two)
-    k_full  = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=two)
-    k_empty = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=two)
-    o_done  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    o_ready = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
-
-    n_blocks = lm.cdiv(seqlen_k, 128)
-
-    with load:
-        for t in lm.range(0, T):
-            lm.wait(q_empty, iter=t - 2)
-            smem_q.tma_load(Q, coords=(0, t * 128, 0), iter=t, barrier=q_full)
-            for j in lm.range(0, n_blocks):
-                g = t * n_blocks + j
-                lm.wait(k_empty, iter=g - 2)
-                smem_k.tma_load(K, coords=(0, j * 128, 0), iter=g, barrier=k_full)
-
-    with mma:
-        for t in lm.range(0, T):
-            lm.wait(q_full, iter=t)
-            for j in lm.range(0, n_blocks):
-                g = t * n_blocks + j
-                lm.wait(k_full, iter=g)
-                lm.wait(o_ready, iter=g - 1)
-                lm.mma(tmem_o, smem_q[t], smem_k[g], init=(j == 0))
-                lm.mma_commit(barrier=k_empty, iter=g)
-                lm.mma_commit(barrier=o_done, iter=g)
-
-    with epi:
-        for t in lm.range(0, T):
-            for j in lm.range(0, n_blocks):
-                g = t * n_blocks + j
-                lm.fill(r, 0.0)
-                if g > 0:
-                    lm.wait(o_done, iter=g - 1)
-                    lm.arrive(o_ready, iter=g - 1)
-            lm.wait(o_done, iter=t * n_blocks + n_blocks - 1)
-            if t + 2 < T:
-                lm.arrive(q_empty, iter=t)
-            lm.tmem_load(o, tmem_o)
-            lm.tmem_load_wait()
-)CAKE";
 
 const std::string kTileEndWait = "            lm.wait(o_done, iter=t * n_blocks + n_blocks - 1)\n";
 const std::string kRelease = "            if t + 2 < T:\n                lm.arrive(q_empty, iter=t)\n";
@@ -121,12 +55,12 @@ namespace tf12 = trip_fa12_test;
 // Refused on main (`lm.wait(o_done, iter=t * n_blocks + n_blocks - 1) at the
 // last tile's part after the K loop of epi moves with the ring period`).
 TEST(TripFa12, TileEndWaitWithTheLastTilesIsProvedAndItsBrokenFormsAreNot) {
-  cake::testing::attacks::attack(tf12::kTileEndKernel, {{"seqlen_k", 257}, {"T", 3}}, tf12::tileEndAttacks());
+  cake::testing::attacks::attack(cake::testing::kTileEndKernel, {{"seqlen_k", 257}, {"T", 3}}, tf12::tileEndAttacks());
 }
 
 // The release read to depth 1 (`t + 1 < T`): clean and proved too.
 TEST(TripFa12, TileEndWaitWithADepthOneReleaseIsProved) {
-  auto mod = cake::testing::compile(cake::testing::replace(tf12::kTileEndKernel, "t + 2 < T", "t + 1 < T"));
+  auto mod = cake::testing::compile(cake::testing::replace(cake::testing::kTileEndKernel, "t + 2 < T", "t + 1 < T"));
   ASSERT_FALSE(mod.schedules.empty());
   const ir::Schedule& s = mod.schedules.at(0);
   const auto r = cake::testing::attacks::proveDefault(s);
