@@ -2428,7 +2428,10 @@ class Builder {
             if (e.value.view == a.view && touches(a, e.lo, e.hi)) a.view_written = true;
           });
           const int64_t cap = capOver(static_cast<int>(p), a, laps);
-          if (!sem_.cap_read_generations) continue;  // what the read counts, uncapped
+          if (!sem_.cap_read_generations) {
+            a.gen = uncappedGeneration(a);
+            continue;
+          }
           if (a.index >= 0 && !a.stage_like) {
             capIterationRead(static_cast<int>(p), a, gens);
             continue;
@@ -2446,6 +2449,27 @@ class Builder {
           a.own_writes.clear();
         }
       }
+  }
+  // What a read means without the caps (BuildSemantics::
+  // cap_read_generations off, a proof's build): at least every generation
+  // the capped build gives any byte of it, so that a run clean without the
+  // caps is clean with them (docs/z3.md "The empty tiles' copies read
+  // without the caps"). The caps change nothing but read generations (and
+  // cut a read into pieces by byte range), and every capped value is a
+  // min() of the read's count (a.gen: its returns, max(epoch, own writes)
+  // on a read-back) or, in a piece, of its returns (gen_returns), which a
+  // read-back over part of its bytes may count above a.gen; sim::staleData
+  // is monotone in a read's generation (stale iff lap(w) < gen(r) for a
+  // stage-named read, iff w.index != r.index || w.gen < r.gen for two
+  // iteration-named ones; the other pairs do not read it). A read of
+  // bytes its own process rewrote since its last read of the index, all of
+  // them, means its own data (kOwnDataOnly): any other process's data
+  // there is stale, whatever the caps would make of it; such a read then
+  // means no lap that moves with the writes after it (the empty tiles'
+  // zero tile staged through bytes the later tiles load).
+  static int64_t uncappedGeneration(const Access& a) {
+    if (!a.own_since.empty() && coveredByPairs(a.own_since, a.lo, a.hi)) return kOwnDataOnly;
+    return std::max(a.gen, a.gen_returns);
   }
   // An iteration-named read: at most the highest generation another
   // instance writes of that index over its bytes (rb11a).

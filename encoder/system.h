@@ -80,6 +80,11 @@ enum class Proxy { Generic, Async };
 inline constexpr int64_t kTmemQuarterStride = int64_t{1} << 20;
 
 // One read or write of a byte range by an instruction.
+// A read's generation in a proof's build without the caps (system_hook.h)
+// where the read finds only its own process's writes in a clean run: above
+// every lap written, so another process's data there is stale.
+inline constexpr int64_t kOwnDataOnly = int64_t{1} << 40;
+
 struct Access {
   int space = -1;
   int64_t lo = 0, hi = 0;       // [lo, hi) bytes (TMEM: columns); a strided

@@ -24,13 +24,16 @@ using EvalHook = std::function<std::optional<int64_t>(const ir::Expr&, const ir:
 // writes over its bytes, an iteration-like read's at most the highest
 // generation written of its index, and the per-byte-range pieces): every
 // read then means what its own process counts (its returns to the index
-// after a sync, max(epoch, own writes) on a read-back). The plain cap only
-// lowers what a read means (min(meant, cap) <= meant), and sim::staleData
-// is monotone in it (stale iff the data is older: `lap(w) < lap(r)`,
-// `gen(w) < gen(r)`) except where an iteration-like read meets a
-// stage-like write (`lap(w) != lap(r)`) and where splitByWrittenLaps cuts a
-// read into pieces; only where neither occurs does a run clean with the
-// caps off stay clean with them. For the restart argument
+// after a sync, max(epoch, own writes) on a read-back), at least its
+// returns, and a read-back that covers the read means its own data
+// (kOwnDataOnly: any other process's data there is stale). So every byte
+// of a read means at least what any capped piece of it means, and since
+// sim::staleData is monotone in a read's generation (stale iff the data is
+// older: `lap(w) < lap(r)`, `gen(w) < gen(r)`; an iteration-like read
+// against a stage-like write compares no read generation), a run clean
+// with the caps off is clean with them (docs/z3.md "The empty tiles'
+// copies read without the caps"; trip::capsOnlyLowerReads checks it on a
+// pair of builds). For the restart argument
 // (docs/z3.md "An outer loop that restarts the ring", condition (c): a
 // one-tile proof must not pass only because the cap lowered what a read
 // means, since a later tile's cap is higher).

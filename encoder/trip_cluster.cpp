@@ -27,6 +27,8 @@ ScopedProofSemantics::~ScopedProofSemantics() {
   proof_ask = std::move(prev_ask_);
 }
 const BuildSemantics& proofSemantics() { return proof_semantics; }
+ScopedReadCaps::ScopedReadCaps(bool caps) : prev_(std::exchange(proof_semantics.cap_read_generations, caps)) {}
+ScopedReadCaps::~ScopedReadCaps() { proof_semantics.cap_read_generations = prev_; }
 
 namespace {
 std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,

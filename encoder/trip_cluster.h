@@ -45,6 +45,28 @@ class ScopedProofSemantics {
   EmptyLoopSizesAsk prev_ask_;
 };
 const BuildSemantics& proofSemantics();
+// Whether the build of a text with the caps (`capped`) differs from its
+// build without them (`uncapped`, BuildSemantics::cap_read_generations
+// off) only in what reads mean, and means no later lap (docs/z3.md "The
+// empty tiles' copies read without the caps"): then a run clean without
+// the caps is clean with them. (Defined in trip_proof.cpp, with the
+// instruction comparison it shares.)
+bool capsOnlyLowerReads(const System& uncapped, const System& capped);
+// Reads with or without the caps (BuildSemantics::cap_read_generations) for
+// its lifetime, the rest of this thread's proof semantics and its question
+// about empty loops kept: the empty tiles' copies of a split are read
+// without them (trip_proof.cpp sharedPrefixRunsAsOne: capped, a read there
+// depends on the tiles after them), and checked against the capped build.
+class ScopedReadCaps {
+ public:
+  explicit ScopedReadCaps(bool caps);
+  ~ScopedReadCaps();
+  ScopedReadCaps(const ScopedReadCaps&) = delete;
+  ScopedReadCaps& operator=(const ScopedReadCaps&) = delete;
+
+ private:
+  bool prev_;
+};
 
 // Whether the CTAs of a modelled cluster share nothing but the cluster
 // barrier (docs/z3.md "Independent CTAs"): every instruction of a process

@@ -15434,6 +15434,13 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
     auto sys = trip::buildForProof(*out.s, binding, target, &err);
     if (!sys) refuse(fmt::format("it cannot be built with {} copies: {}", n, err));
     if (!sys->params_read.empty()) refuse("with the second loops' bound fixed, the schedule still reads a parameter");
+    if (!trip::proofSemantics().cap_read_generations) {
+      // the texts read without the caps: checked against the capped build
+      const trip::ScopedReadCaps caps(true);
+      auto capped = trip::buildForProof(*out.s, binding, target, &err);
+      if (!capped || !trip::capsOnlyLowerReads(*sys, *capped))
+        refuse(fmt::format("with {} copies, the caps change more than what reads mean", n));
+    }
     out.sys = std::move(*sys);
     return out;
   };
@@ -15840,19 +15847,28 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
   const std::string X = ir::exprToString(*split.at, *split.some);
   int shared = 0;  // the warm-up of a loop every process runs (0: private)
   std::string how;  // how its processes meet at the cut
+  bool uncapped = false;  // the cut's texts read without the caps, the bounded check's semantics refused
   std::vector<std::shared_ptr<ir::Schedule>> more;
   try {
     for (const SplitLoops::Prefix& pre : split.prefixes) privatePrefixRunsAsOne(*split.some, pre, target, checked.front());
   } catch (const Fail& f) {
-    // not private: the loops of every process together, cut at a barrier
+    // not private: the loops of every process together, cut at a barrier;
+    // as this proof reads them, then (where that is with the caps) without
+    // them
     std::string why;
-    for (int h = 1; h <= 3 && !shared; ++h) {
-      checkBudget(budget, "the empty tiles' loop");
-      try {
-        shared = sharedPrefixRunsAsOne(split, target, checked.front(), more, h, how);
-      } catch (const Fail& g) {
-        if (h == 1) why = g.what();
+    const int passes = trip::proofSemantics().cap_read_generations ? 2 : 1;
+    for (int pass = 0; pass < passes && !shared; ++pass) {
+      std::optional<trip::ScopedReadCaps> no_caps;
+      if (pass == 1) no_caps.emplace(false);
+      for (int h = 1; h <= 3 && !shared; ++h) {
+        checkBudget(budget, "the empty tiles' loop");
+        try {
+          shared = sharedPrefixRunsAsOne(split, target, checked.front(), more, h, how);
+        } catch (const Fail& g) {
+          if (h == 1 && pass == 0) why = g.what();
+        }
       }
+      uncapped = shared && pass == 1;
     }
     if (!shared) {
       // not a split: one loop with the kind boundary in the lap state
@@ -15867,20 +15883,32 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
       return proveKindCases(split, kinds, target, checked, opts, budget, states);
     }
   }
+  // S_h, the induction's base, read as the cut's texts were (its runs
+  // clean without the caps are clean with them: docs/z3.md "The empty
+  // tiles' copies read without the caps")
+  TripProofOptions uncapped_opts = opts;
+  uncapped_opts.build.cap_read_generations = false;
+  auto proveUncapped = [&](const ir::Schedule& x, TripLoops& tl, std::vector<Binding>& bindings) {
+    const trip::ScopedReadCaps no_caps(false);
+    return proveSchedule(x, target, checked, uncapped_opts, budget, states, tl, bindings);
+  };
   std::string engines[2];
   const std::string none_when = X + (split.none_decided ? " <= 0" : " = 0");
   proveTwoCases(budget, {"with " + none_when, fmt::format("with {} >= 1", X)}, split.text + ": ", engines,
                 [&](int c, TripLoops& tl, std::vector<Binding>& bindings) {
                   // (a shared loop: S_1, X read as 1)
                   const ir::Schedule& one = shared ? *more.front() : *split.some;
+                  if (c == 1 && uncapped && shared == 1) return proveUncapped(one, tl, bindings);
                   return proveSchedule(c == 0 ? *split.none : one, target, checked, opts, budget, states, tl, bindings);
                 }, &checked);
-  // one more case's copy, proved for every allowed binding
-  auto proveCase = [&](const ir::Schedule& copy, const std::string& when) {
+  // one more case's copy, proved for every allowed binding (S_h without
+  // the caps where the cut's texts were read so)
+  auto proveCase = [&](const ir::Schedule& copy, const std::string& when, bool without_caps = false) {
     checkBudget(budget, when);
     TripLoops tl;
     std::vector<Binding> bindings = checked;
     try {
+      if (without_caps) return proveUncapped(copy, tl, bindings);
       return proveSchedule(copy, target, checked, opts, budget, states, tl, bindings);
     } catch (const Fail& f) {
       throw Fail(fmt::format("{}: {}: {}", split.text, when, f.what()));
@@ -15894,14 +15922,17 @@ std::string proveSplitCases(const SplitLoops& split, ir::Target target, const st
                             proveCase(*split.all_first, fmt::format("with {} >= {}", X, T)));
   }
   // the warm-up's schedules: the first loops' bodies 2..h times
-  for (size_t i = 1; i < more.size(); ++i) proveCase(*more[i], fmt::format("with {} = {}", X, i + 1));
+  for (size_t i = 1; i < more.size(); ++i)
+    proveCase(*more[i], fmt::format("with {} = {}", X, i + 1), uncapped && i + 1 == more.size());
   const std::string clamp = split.clamped ? " clamped to the loop's range" : "";
   if (shared)
     return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
                        "run {} time{} ({}: each run passes a cut after each iteration, and {} iterations reach the "
-                       "states of {}; {} = 1..{} proved each): {}{}",
+                       "states of {}; {} = 1..{} proved each{}): {}{}",
                        split.text, clamp, none_when, engines[0], X, shared, shared == 1 ? "" : "s", how, shared + 1,
-                       shared, X, shared, engines[1], all_first);
+                       shared, X, shared,
+                       uncapped ? fmt::format(", the copies and {} = {} with reads without the caps", X, shared) : "",
+                       engines[1], all_first);
   return fmt::format("{}{} (the guard decided in each loop): for {}: {}; for {} >= 1, the empty tiles' loop "
                      "run once: {}{}",
                      split.text, clamp, none_when, engines[0], X, engines[1], all_first);
@@ -18151,6 +18182,50 @@ static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedul
   proveWithBlockParams(schedule, target, checked, opts, budget, res);
   finish(res, budget);
   return res;
+}
+
+// (trip_cluster.h) The same instructions, each access of `c` that writes
+// or names no view one of `u`'s, and each byte a read of `c` reads read by
+// an access of `u` of the same instruction, view, index and kind meaning
+// at least its generation (the caps cut a read into pieces by byte range
+// and lower generations). Then the two have the same runs (no step reads a
+// data tag), and sim::staleData, monotone in a read's generation, calls
+// every read of a run of `c` stale that it calls stale in `u`.
+bool trip::capsOnlyLowerReads(const System& u, const System& c) {
+  if (u.procs.size() != c.procs.size()) return false;
+  auto bare = [](Instr x) {
+    x.accesses.clear();
+    return x;
+  };
+  auto kind = [](Access a) {  // an access's fields besides its bytes and generation
+    a.lo = a.hi = a.gen = a.stride = 0;
+    a.runs = 1;
+    return a;
+  };
+  auto within = [](const Access& a, int64_t lo, int64_t hi) {  // [lo, hi) inside one run of a
+    const int64_t k = a.runs > 1 && a.stride > 0 ? std::max<int64_t>(0, (lo - a.lo) / a.stride) : 0;
+    const int64_t start = a.lo + k * a.stride;
+    return k < a.runs && lo >= start && hi <= start + a.runBytes();
+  };
+  for (size_t p = 0; p < u.procs.size(); ++p) {
+    const std::vector<Instr>&up = u.procs[p].program, &cp = c.procs[p].program;
+    if (up.size() != cp.size()) return false;
+    for (size_t pc = 0; pc < up.size(); ++pc) {
+      if (!sameInstr(bare(up[pc]), bare(cp[pc]))) return false;
+      for (const Access& r : cp[pc].accesses) {
+        const bool read = !r.write && r.view >= 0;
+        bool covered = true;
+        forEachRun(r, [&](int64_t lo, int64_t hi) {
+          covered = covered && std::any_of(up[pc].accesses.begin(), up[pc].accesses.end(), [&](const Access& a) {
+                      return read ? sameAccess(kind(a), kind(r)) && a.gen >= r.gen && within(a, lo, hi)
+                                  : sameAccess(a, r);
+                    });
+        });
+        if (!covered) return false;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace cake::encoder

@@ -349,8 +349,12 @@ std::map<std::string, std::vector<int64_t>> redZeroGenerations(int64_t slices, i
 // red[0] once per slice after warp 2 wrote it once per slice; the read
 // means 0, 0, 1, 2 in slices 0..3 (a read-back from slice 1 on: max(epoch,
 // own_gen)), the data it meets is 0, 1, 2, 3; so the slack is 0 in slice 0
-// and 1 after it: the meaning is affine only from the second slice, with
-// or without the caps, and one slice does not show the offset.
+// and 1 after it: the meaning is affine only from the second slice, and
+// one slice does not show the offset. Without the caps a read-back that
+// covers the read means its own data since session 48 (kOwnDataOnly,
+// docs/z3.md "The empty tiles' copies read without the caps"), so it
+// finds warp 2's data stale there: item 4 would need the counted meaning
+// back, as a build semantics of its own.
 TEST(TripRestartRotate, MarlinReadBackIsAffineFromTheSecondSlice) {
   using namespace trip_restart_rotate_test;
   for (bool caps : {false, true}) {
@@ -358,7 +362,8 @@ TEST(TripRestartRotate, MarlinReadBackIsAffineFromTheSecondSlice) {
     const auto reads = redZeroGenerations(4, 64, caps, false);
     const auto writes = redZeroGenerations(4, 64, caps, true);
     using Gens = std::vector<int64_t>;
-    EXPECT_EQ(reads.at("warps[1]"), (Gens{0, 0, 1, 2}));  // the read-back
+    const int64_t back = encoder::kOwnDataOnly;
+    EXPECT_EQ(reads.at("warps[1]"), caps ? (Gens{0, 0, 1, 2}) : (Gens{0, back, back, back}));  // the read-back
     EXPECT_EQ(reads.at("warps[0]"), (Gens{0, 1, 2, 3}));  // a plain read, after warp 1's write
     EXPECT_EQ(writes.at("warps[2]"), (Gens{0, 1, 2, 3}));
     EXPECT_EQ(writes.at("warps[1]"), (Gens{0, 1, 2, 3}));
