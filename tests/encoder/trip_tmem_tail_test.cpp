@@ -1,0 +1,107 @@
+// An MMA into TMEM left out near a tile's end (helper fifth48b, session 48,
+// issue 11; docs/z3.md "An MMA into TMEM left out near a tile's end"): a
+// copy of a tile's last K iteration may leave out an MMA with an access in
+// TMEM where its other accesses are ring-position views or path-free
+// fragments (trip::leavableWithCounters), and then the true runs of every
+// tile length must carry no TMEM hazard (checkTailTmemRuns). The reduced
+// reproducer: an sm_100 GEMM whose MMA warp also sums every K block but the
+// last into a second accumulator (`if k + 1 < k_tiles:`), which the
+// epilogue reads with the full one. Proved (before: unknown); broken twins
+// are found by `cake check` and not proved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attack_util.h"
+#include "test_util.h"
+
+namespace trip_tmem_tail_test {
+
+const char* kAllButLast = R"(@cake.schedule(target="sm_100a")
+def tmem_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
+    lm.assume(K > 64)
+    lm.assume(n_tiles > 0)
+    pool     = lm.smem(65536)
+    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b   = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    tmem_x   = lm.tmem(cols=128, width=128, shape=(128, 128), dtype=lm.f32)
+    acc_q    = lm.regs(shape=(32, 128), dtype=lm.f32)
+
+    epi  = lm.role(warps=[0])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
+
+    k_tiles = lm.cdiv(K, 64)
+
+    with load:
+        for t in lm.range(0, n_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
+
+    with mma:
+        for t in lm.range(0, n_tiles):
+            lm.wait(acc_empty, iter=t - 1)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(tmem_acc, smem_a[it], smem_b[it], init=(k == 0))
+                if k + 1 < k_tiles:
+                    lm.mma(tmem_x, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=acc_full, iter=t)
+
+    with epi:
+        for t in lm.range(0, n_tiles):
+            lm.wait(acc_full, iter=t)
+            lm.tmem_load(acc_q, tmem_acc[0:32, :])
+            lm.tmem_load_wait()
+            lm.tmem_load(acc_q, tmem_x[0:32, :])
+            lm.tmem_load_wait()
+            lm.arrive(acc_empty, iter=t)
+)";
+
+const char* kSecondMma =
+    "                if k + 1 < k_tiles:\n"
+    "                    lm.mma(tmem_x, smem_a[it], smem_b[it], init=(k == 0))\n";
+const char* kRelease = "                lm.mma_commit(barrier=empty, iter=it)\n";
+
+}  // namespace trip_tmem_tail_test
+
+TEST(TripTmemTail, LeftOutTmemMmaIsProvedAndItsBrokenFormsAreNot) {
+  namespace at = cake::testing::attacks;
+  namespace ttt = trip_tmem_tail_test;
+  const std::string second = ttt::kSecondMma, release = ttt::kRelease;
+  at::attack(ttt::kAllButLast, {{"K", 3 * 64}, {"n_tiles", 3}},
+             {
+                 // tiles of one K iteration allowed: the second accumulator
+                 // is never written, and the epilogue reads it
+                 {{{"lm.assume(K > 64)", "lm.assume(K > 0)"}},
+                  "a tile of one K iteration reads a never-written accumulator",
+                  {{"K", 64}, {"n_tiles", 1}}},
+                 // the second accumulator skips the last two K blocks: a tile
+                 // of two writes it never, and only the true tail shows it
+                 // (the grid's iterations are all far from their end)
+                 {{{"if k + 1 < k_tiles:", "if k + 2 < k_tiles:"}},
+                  "two K iterations left out: a tile of two reads it unwritten",
+                  {{"K", 128}, {"n_tiles", 1}}},
+                 // the left-out MMA's smem slot released before it reads it
+                 {{{second + release, release + second}},
+                  "the slot released before the second MMA reads it",
+                  {{"K", 128}, {"n_tiles", 2}}},
+                 // the second sum restarted at the second block: it adds onto
+                 // never-written columns first
+                 {{{"tmem_x, smem_a[it], smem_b[it], init=(k == 0)", "tmem_x, smem_a[it], smem_b[it], init=(k == 1)"}},
+                  "the second accumulator started one block late",
+                  {{"K", 128}, {"n_tiles", 1}}},
+             });
+}
