@@ -12646,15 +12646,23 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
     if (slots.empty()) return in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
     return in.kind == InstrKind::Wait && slots.count(in.slot) > 0;
   };
-  bool moves_filled = false;  // a left-out wait on a barrier that fills some view
+  // the barriers of the left-out waits: a read of a TMA-filled view counts
+  // the waits on its own fill barriers' slots alone (Builder::tag), so only
+  // a left-out wait on one of those moves its marker
+  std::set<int> left_barriers;
   for (int q : left_out)
-    for (const auto& [view, bars] : fill) moves_filled |= bars.count(barrierOf(raw.procs[p].program[q])) > 0;
+    if (raw.procs[p].program[static_cast<size_t>(q)].kind == InstrKind::Wait)
+      left_barriers.insert(barrierOf(raw.procs[p].program[static_cast<size_t>(q)]));
+  auto movedByALeftOutWait = [&](int view) {
+    const auto f = fill.find(view);
+    return std::any_of(f->second.begin(), f->second.end(), [&](int b) { return left_barriers.count(b) > 0; });
+  };
   auto check = [&](const std::vector<Instr>& prog, const std::set<int>& starts, const std::set<int>& out) {
     for (int r = 0; r < static_cast<int>(prog.size()); ++r)
       for (const Access& a : prog[static_cast<size_t>(r)].accesses) {
         if (a.write || a.view < 0) continue;
         const std::set<int> slots = markerSlots(a);
-        if (!slots.empty() && !moves_filled) continue;  // no left-out wait moves its marker
+        if (!slots.empty() && !movedByALeftOutWait(a.view)) continue;  // no left-out wait moves its marker
         const int from = *std::prev(starts.upper_bound(r));
         int q = r - 1;
         while (q >= from && !out.count(q) && !moves(prog[static_cast<size_t>(q)], slots)) --q;
@@ -12897,12 +12905,22 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
     g.tail_tmem = !all([&](const Instr& in, size_t) { return !trip::mmaOnTmem(in, raw); });
     return;
   }
-  if (!all([](const Instr& in, size_t) { return leavesOnlyTextCounters(in); }))
-    throw Fail("copies near a tile's end leave out operations with counters that neither argument covers alone (not "
+  // Else lcsf5's, with its checks over every left-out operation, where each
+  // is lcsf5's or dg4's (docs/z3.md "Both tail arguments in one grid"):
+  // dg4's operations change no counter outside their own K iteration, which
+  // lcsf5's checks read as operations without counters, and lcsf5's
+  // left-out waits move no read marker that those checks do not ask about
+  if (!all([&](const Instr& in, size_t p) {
+        return leavesOnlyTextCounters(in) ||
+               trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
+                                          /*tmem_runs_checked=*/true);
+      }))
+    throw Fail("copies near a tile's end leave out operations with counters that neither argument covers (not "
                "covered by the persistent-kernel proof yet)");
   if (!partial_slot.empty()) throw Fail(partial_slot);
+  g.tail_tmem = !all([&](const Instr& in, size_t) { return !trip::mmaOnTmem(in, raw); });
   // (every operation left out on an mbarrier slot is in left_counters: one
-  // on a slot is never counterFree, and lcsf5's covers only such)
+  // on a slot is never counterFree, and lcsf5's and dg4's cover only such)
   leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 

@@ -70,6 +70,71 @@ def tmem_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
             lm.arrive(acc_empty, iter=t)
 )";
 
+// Both tail arguments in one grid (docs/z3.md "Both tail arguments in one
+// grid"): the MMA warp of fifth48's GEMM (its last K iteration's slot
+// released after the K loop) also peeks at the next slot's `full` phase
+// while it is not the tile's last (`lm.wait(full, iter=it + 1)`, lcsf5's
+// argument: an iter= wait), and reads a per-tile operand smem_b[0]
+// (loaded on b_full, waited before the K loop), whose marker the left-out
+// wait on `full` does not move (leftOutWaitsChangeNoRead by the read's
+// own fill barriers). main: unknown ("... neither argument covers alone").
+const char* kPeekAndCommit = R"(@cake.schedule(target="sm_100a")
+def both_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
+    lm.assume(K > 0)
+    lm.assume(n_tiles > 0)
+    pool     = lm.smem(65536)
+    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    smem_b   = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
+    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    acc_q    = lm.regs(shape=(32, 128), dtype=lm.f32)
+
+    epi  = lm.role(warps=[0])
+    mma  = lm.role(warps=[4])
+    load = lm.role(warps=[5])
+
+    pipe      = lm.pipeline(stages=2)
+    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    b_full    = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
+    b_empty   = lm.barrier(count=1, prod=[mma], cons=[load], init_count=1)
+    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
+    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
+
+    k_tiles = lm.cdiv(K, 64)
+
+    with load:
+        for t in lm.range(0, n_tiles):
+            lm.wait(b_empty, iter=t - 1)
+            smem_b.tma_load(B, coords=(t * 128, 0), iter=t, barrier=b_full)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 2)
+                smem_a.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
+        lm.wait(b_empty, iter=n_tiles - 1)
+
+    with mma:
+        for t in lm.range(0, n_tiles):
+            lm.wait(acc_empty, iter=t - 1)
+            lm.wait(b_full, iter=t)
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                lm.mma(tmem_acc, smem_a[it], smem_b[0], init=(k == 0))
+                if k + 1 < k_tiles:
+                    lm.mma_commit(barrier=empty, iter=it)
+                    lm.wait(full, iter=it + 1)
+            lm.mma_commit(barrier=empty, iter=t * k_tiles + k_tiles - 1)
+            lm.mma_commit(barrier=b_empty, iter=t)
+            lm.mma_commit(barrier=acc_full, iter=t)
+
+    with epi:
+        for t in lm.range(0, n_tiles):
+            lm.wait(acc_full, iter=t)
+            lm.tmem_load(acc_q, tmem_acc[0:32, :])
+            lm.tmem_load_wait()
+            lm.arrive(acc_empty, iter=t)
+)";
+
 const char* kSecondMma =
     "                if k + 1 < k_tiles:\n"
     "                    lm.mma(tmem_x, smem_a[it], smem_b[it], init=(k == 0))\n";
@@ -102,6 +167,36 @@ TEST(TripTmemTail, LeftOutTmemMmaIsProvedAndItsBrokenFormsAreNot) {
                  // never-written columns first
                  {{{"tmem_x, smem_a[it], smem_b[it], init=(k == 0)", "tmem_x, smem_a[it], smem_b[it], init=(k == 1)"}},
                   "the second accumulator started one block late",
+                  {{"K", 128}, {"n_tiles", 1}}},
+             });
+}
+
+TEST(TripTmemTail, LeftOutWaitAndCommitInOneGridAreProvedAndBrokenFormsAreNot) {
+  namespace at = cake::testing::attacks;
+  namespace ttt = trip_tmem_tail_test;
+  at::attack(ttt::kPeekAndCommit, {{"K", 3 * 64}, {"n_tiles", 3}},
+             {
+                 // the peek two phases ahead: the slot's phase of it + 2
+                 // may complete before the next iteration's wait on it + 1
+                 {{{"lm.wait(full, iter=it + 1)", "lm.wait(full, iter=it + 2)"}},
+                  "the peek waits two phases ahead",
+                  {{"K", 192}, {"n_tiles", 1}}},
+                 // the per-tile operand's wait only in K iterations that are
+                 // not the tile's last: a tile of one iteration never waits
+                 {{{"            lm.wait(b_full, iter=t)\n", ""},
+                   {"                lm.wait(full, iter=it)\n",
+                    "                lm.wait(full, iter=it)\n"
+                    "                if k + 1 < k_tiles:\n"
+                    "                    lm.wait(b_full, iter=t)\n"}},
+                  "the per-tile operand waited only before a tile's last K iteration",
+                  {{"K", 64}, {"n_tiles", 1}}},
+                 // the K iteration's own wait left out where the peek ran
+                 // (its phase consumed by the peek the iteration before,
+                 // but a tile's first iteration has none)
+                 {{{"                lm.wait(full, iter=it)\n",
+                    "                if k == 0:\n"
+                    "                    lm.wait(full, iter=it + 1)\n"}},
+                  "a tile's first iteration waits the next slot, not its own",
                   {{"K", 128}, {"n_tiles", 1}}},
              });
 }
