@@ -200,3 +200,20 @@ TEST(TripTmemTail, LeftOutWaitAndCommitInOneGridAreProvedAndBrokenFormsAreNot) {
                   {{"K", 128}, {"n_tiles", 1}}},
              });
 }
+
+// The narrowing's scope: a left-out wait on a read's own fill barrier still
+// moves its marker. The peek on the per-tile operand's `b_full` (the same
+// phase again, harmless) left out in a tile's last K iteration, while the
+// K iterations read smem_b[0] with no b_full wait of their own: refused by
+// leftOutWaitsChangeNoRead.
+TEST(TripTmemTail, LeftOutWaitOnTheReadsOwnFillBarrierIsRefused) {
+  namespace ttt = trip_tmem_tail_test;
+  const std::string text =
+      cake::testing::replace(ttt::kPeekAndCommit, "lm.wait(full, iter=it + 1)", "lm.wait(b_full, iter=t)");
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty());
+  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
+  EXPECT_NE(r.outcome, cake::encoder::Outcome::Proved);
+  EXPECT_NE(r.detail.find("mma leaves out a wait near its tile's end, and its read smem_b[0]"), std::string::npos)
+      << r.detail;
+}
