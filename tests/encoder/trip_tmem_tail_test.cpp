@@ -11,99 +11,71 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attack_util.h"
+#include "commit_tail_gemm.h"
 #include "test_util.h"
 
 namespace trip_tmem_tail_test {
 
-const char* kAllButLast = R"(@cake.schedule(target="sm_100a")
-def tmem_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
-    lm.assume(K > 64)
-    lm.assume(n_tiles > 0)
-    pool     = lm.smem(65536)
-    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    smem_b   = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    tmem_x   = lm.tmem(cols=128, width=128, shape=(128, 128), dtype=lm.f32)
-    acc_q    = lm.regs(shape=(32, 128), dtype=lm.f32)
+// `base` with each (from, to) replaced once.
+std::string edited(std::string base, const std::vector<std::pair<std::string, std::string>>& edits) {
+  for (const auto& [from, to] : edits) base = cake::testing::replace(base, from, to);
+  return base;
+}
 
-    epi  = lm.role(warps=[0])
-    mma  = lm.role(warps=[4])
-    load = lm.role(warps=[5])
+// fifth48's GEMM whose MMA warp also sums every K block but the last into a
+// second accumulator (`if k + 1 < k_tiles:`), which the epilogue reads
+// after the full one; each slot released in its own K iteration.
+std::string allButLast() {
+  return edited(cake::testing::kCommitTailGemm,
+                {{"def commit_tail(", "def tmem_tail("},
+                 {"lm.assume(K > 0)", "lm.assume(K > 64)"},
+                 {"    acc_q    = lm.regs(",
+                  "    tmem_x   = lm.tmem(cols=128, width=128, shape=(128, 128), dtype=lm.f32)\n    acc_q    = lm.regs("},
+                 {R"(                if k + 1 < k_tiles:
+                    lm.mma_commit(barrier=empty, iter=it)
+            lm.mma_commit(barrier=empty, iter=t * k_tiles + k_tiles - 1)
+)",
+                  R"(                if k + 1 < k_tiles:
+                    lm.mma(tmem_x, smem_a[it], smem_b[it], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+)"},
+                 {"            lm.tmem_load_wait()\n",
+                  "            lm.tmem_load_wait()\n            lm.tmem_load(acc_q, tmem_x[0:32, :])\n"
+                  "            lm.tmem_load_wait()\n"}});
+}
 
-    pipe      = lm.pipeline(stages=2)
-    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
-    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
-    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
-
-    k_tiles = lm.cdiv(K, 64)
-
-    with load:
-        for t in lm.range(0, n_tiles):
+// Both tail arguments in one grid (docs/z3.md "An MMA into TMEM left out
+// near a tile's end; both tail arguments in one grid"): fifth48's GEMM (its
+// last K iteration's slot released after the K loop, dg4's argument) whose
+// MMA warp also peeks at the next slot's `full` phase while it is not the
+// tile's last (`lm.wait(full, iter=it + 1)`, lcsf5's: an iter= wait), and
+// reads a per-tile operand smem_b[0] (loaded on b_full, waited before the
+// K loop), whose marker the left-out wait on `full` does not move
+// (leftOutWaitsChangeNoRead by the read's own fill barriers). h-fifth48:
+// unknown ("... neither argument covers alone").
+std::string peekAndCommit() {
+  return edited(
+      cake::testing::kCommitTailGemm,
+      {{"def commit_tail(", "def both_tail("},
+       {R"(shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
+    tmem_acc)",
+        R"(shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
+    tmem_acc)"},
+       {"    acc_full  = lm.barrier(",
+        "    b_full    = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)\n"
+        "    b_empty   = lm.barrier(count=1, prod=[mma], cons=[load], init_count=1)\n    acc_full  = lm.barrier("},
+       {R"(        for t in lm.range(0, n_tiles):
             for k in lm.range(0, k_tiles):
                 it = t * k_tiles + k
                 lm.wait(empty, iter=it - 2)
                 smem_a.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
                 smem_b.tma_load(B, coords=(0, k * 64), iter=it, barrier=full)
-
-    with mma:
-        for t in lm.range(0, n_tiles):
-            lm.wait(acc_empty, iter=t - 1)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(tmem_acc, smem_a[it], smem_b[it], init=(k == 0))
-                if k + 1 < k_tiles:
-                    lm.mma(tmem_x, smem_a[it], smem_b[it], init=(k == 0))
-                lm.mma_commit(barrier=empty, iter=it)
-            lm.mma_commit(barrier=acc_full, iter=t)
-
-    with epi:
-        for t in lm.range(0, n_tiles):
-            lm.wait(acc_full, iter=t)
-            lm.tmem_load(acc_q, tmem_acc[0:32, :])
-            lm.tmem_load_wait()
-            lm.tmem_load(acc_q, tmem_x[0:32, :])
-            lm.tmem_load_wait()
-            lm.arrive(acc_empty, iter=t)
-)";
-
-// Both tail arguments in one grid (docs/z3.md "Both tail arguments in one
-// grid"): the MMA warp of fifth48's GEMM (its last K iteration's slot
-// released after the K loop) also peeks at the next slot's `full` phase
-// while it is not the tile's last (`lm.wait(full, iter=it + 1)`, lcsf5's
-// argument: an iter= wait), and reads a per-tile operand smem_b[0]
-// (loaded on b_full, waited before the K loop), whose marker the left-out
-// wait on `full` does not move (leftOutWaitsChangeNoRead by the read's
-// own fill barriers). main: unknown ("... neither argument covers alone").
-const char* kPeekAndCommit = R"(@cake.schedule(target="sm_100a")
-def both_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
-    lm.assume(K > 0)
-    lm.assume(n_tiles > 0)
-    pool     = lm.smem(65536)
-    smem_a   = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=2, swizzle="128B")
-    smem_b   = pool.view(offset=32768, shape=(128, 64), dtype=lm.bf16, stages=1, swizzle="128B")
-    tmem_acc = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
-    acc_q    = lm.regs(shape=(32, 128), dtype=lm.f32)
-
-    epi  = lm.role(warps=[0])
-    mma  = lm.role(warps=[4])
-    load = lm.role(warps=[5])
-
-    pipe      = lm.pipeline(stages=2)
-    full      = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
-    empty     = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
-    b_full    = lm.barrier(count=1, prod=[load], cons=[mma], init_count=1)
-    b_empty   = lm.barrier(count=1, prod=[mma], cons=[load], init_count=1)
-    acc_full  = lm.barrier(count=1, prod=[mma], cons=[epi], init_count=1)
-    acc_empty = lm.barrier(count=1, prod=[epi], cons=[mma], init_count=1)
-
-    k_tiles = lm.cdiv(K, 64)
-
-    with load:
-        for t in lm.range(0, n_tiles):
+)",
+        R"(        for t in lm.range(0, n_tiles):
             lm.wait(b_empty, iter=t - 1)
             smem_b.tma_load(B, coords=(t * 128, 0), iter=t, barrier=b_full)
             for k in lm.range(0, k_tiles):
@@ -111,29 +83,15 @@ def both_tail(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32, n_tiles: LM.i32):
                 lm.wait(empty, iter=it - 2)
                 smem_a.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
         lm.wait(b_empty, iter=n_tiles - 1)
-
-    with mma:
-        for t in lm.range(0, n_tiles):
-            lm.wait(acc_empty, iter=t - 1)
-            lm.wait(b_full, iter=t)
-            for k in lm.range(0, k_tiles):
-                it = t * k_tiles + k
-                lm.wait(full, iter=it)
-                lm.mma(tmem_acc, smem_a[it], smem_b[0], init=(k == 0))
-                if k + 1 < k_tiles:
-                    lm.mma_commit(barrier=empty, iter=it)
-                    lm.wait(full, iter=it + 1)
-            lm.mma_commit(barrier=empty, iter=t * k_tiles + k_tiles - 1)
-            lm.mma_commit(barrier=b_empty, iter=t)
-            lm.mma_commit(barrier=acc_full, iter=t)
-
-    with epi:
-        for t in lm.range(0, n_tiles):
-            lm.wait(acc_full, iter=t)
-            lm.tmem_load(acc_q, tmem_acc[0:32, :])
-            lm.tmem_load_wait()
-            lm.arrive(acc_empty, iter=t)
-)";
+)"},
+       {"            lm.wait(acc_empty, iter=t - 1)\n",
+        "            lm.wait(acc_empty, iter=t - 1)\n            lm.wait(b_full, iter=t)\n"},
+       {"lm.mma(tmem_acc, smem_a[it], smem_b[it], init=(k == 0))", "lm.mma(tmem_acc, smem_a[it], smem_b[0], init=(k == 0))"},
+       {"                    lm.mma_commit(barrier=empty, iter=it)\n",
+        "                    lm.mma_commit(barrier=empty, iter=it)\n                    lm.wait(full, iter=it + 1)\n"},
+       {"            lm.mma_commit(barrier=acc_full, iter=t)",
+        "            lm.mma_commit(barrier=b_empty, iter=t)\n            lm.mma_commit(barrier=acc_full, iter=t)"}});
+}
 
 const char* kSecondMma =
     "                if k + 1 < k_tiles:\n"
@@ -146,7 +104,7 @@ TEST(TripTmemTail, LeftOutTmemMmaIsProvedAndItsBrokenFormsAreNot) {
   namespace at = cake::testing::attacks;
   namespace ttt = trip_tmem_tail_test;
   const std::string second = ttt::kSecondMma, release = ttt::kRelease;
-  at::attack(ttt::kAllButLast, {{"K", 3 * 64}, {"n_tiles", 3}},
+  at::attack(ttt::allButLast(), {{"K", 3 * 64}, {"n_tiles", 3}},
              {
                  // tiles of one K iteration allowed: the second accumulator
                  // is never written, and the epilogue reads it
@@ -174,7 +132,7 @@ TEST(TripTmemTail, LeftOutTmemMmaIsProvedAndItsBrokenFormsAreNot) {
 TEST(TripTmemTail, LeftOutWaitAndCommitInOneGridAreProvedAndBrokenFormsAreNot) {
   namespace at = cake::testing::attacks;
   namespace ttt = trip_tmem_tail_test;
-  at::attack(ttt::kPeekAndCommit, {{"K", 3 * 64}, {"n_tiles", 3}},
+  at::attack(ttt::peekAndCommit(), {{"K", 3 * 64}, {"n_tiles", 3}},
              {
                  // the peek two phases ahead: the slot's phase of it + 2
                  // may complete before the next iteration's wait on it + 1
@@ -209,7 +167,7 @@ TEST(TripTmemTail, LeftOutWaitAndCommitInOneGridAreProvedAndBrokenFormsAreNot) {
 TEST(TripTmemTail, LeftOutWaitOnTheReadsOwnFillBarrierIsRefused) {
   namespace ttt = trip_tmem_tail_test;
   const std::string text =
-      cake::testing::replace(ttt::kPeekAndCommit, "lm.wait(full, iter=it + 1)", "lm.wait(b_full, iter=t)");
+      cake::testing::replace(ttt::peekAndCommit(), "lm.wait(full, iter=it + 1)", "lm.wait(b_full, iter=t)");
   auto mod = cake::testing::compile(text);
   ASSERT_FALSE(mod.schedules.empty());
   const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
