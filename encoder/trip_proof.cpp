@@ -6321,9 +6321,12 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
                  int kind = 0, int64_t ring_start = 0, int64_t tail_d = 0,
                  std::set<const ir::Expr*>* reads_end_in_k = nullptr, bool consecutive = false,
                  int64_t exit_end = -1, std::vector<TileCountUse>* exit_end_uses = nullptr,
-                 TileCountReadsAlike* alike = nullptr) {
+                 TileCountReadsAlike* alike = nullptr, bool consecutive_true_tails = false) {
   // (consecutive: tile t starts at ring index t * Wg, one run of tiles of
-  // Wg iterations each, checkConsecutiveTileHazards)
+  // Wg iterations each, checkConsecutiveTileHazards; with
+  // consecutive_true_tails a K iteration's E_B reads Wg, so its last
+  // iterations take the branches a tile of Wg iterations takes: the true
+  // program of Wt tiles of Wg iterations, checkTailTmemRuns)
   GridNodeFacts facts(s, tl);
   const EvalHook base = [&](const ir::Expr& e, const ir::EvalEnv& env) -> std::optional<int64_t> {
     if (&e == tl.kind_guard) return kind;  // the tile's kind, not evaluated (MergedLoops)
@@ -6370,7 +6373,9 @@ System buildGrid(const ir::Schedule& s, Binding b, ir::Target target, const Tile
     const int kvar = facts.kVar(env);
     if (tvar >= 0 && kvar >= 0 && !f.tiles && f.inner_bare) {
       if (reads_end_in_k) reads_end_in_k->insert(&e);
-      const int64_t H = tail_d > 0 ? env.loop_vars.at(kvar) + tail_d : 2 * Wg;
+      const int64_t H = tail_d > 0                                ? env.loop_vars.at(kvar) + tail_d
+                        : consecutive && consecutive_true_tails ? Wg
+                                                                : 2 * Wg;
       const EvalHook inK = [&](const ir::Expr& x, const ir::EvalEnv&) -> std::optional<int64_t> {
         if (isTileProduct(x, tl)) return consecutive ? env.loop_vars.at(tvar) * Wg : ring_start;
         if (ir::sameExpr(x, *tl.inner)) return H;
@@ -6612,6 +6617,10 @@ struct PGrid {
   // tile's end may leave out its MMA commits (on a barrier too) and commit
   // fewer groups than the grid's iteration (layOutPersistent)
   std::vector<char> commits_in_order;
+  // a copy near the tile's end leaves out an MMA with an access in TMEM
+  // (trip::leavableWithCounters): the true runs of every tile length must
+  // carry no TMEM hazard (checkTailTmemRuns)
+  bool tail_tmem = false;
   // may a copy near the tile's end of process p leave out its MMA commits?
   bool commitNumbersFree(size_t p) const {
     return commits_unread || (p < commits_in_order.size() && commits_in_order[p]);
@@ -12606,7 +12615,8 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
   // leavesOnlyTextCounters; which argument a grid uses: tailIterations)
   auto leavable = [&](const Instr& in, const System& sys, size_t p) {
     return counterFree(in, sys) ||
-           trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commitNumbersFree(p)) ||
+           trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commitNumbersFree(p),
+                                      /*tmem_runs_checked=*/true) ||
            leavesOnlyTextCounters(in);
   };
   auto samePending = [&](const Instr& a, const Instr& b) {  // a is b but for its pending
@@ -12776,15 +12786,23 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
     if (slots.empty()) return in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
     return in.kind == InstrKind::Wait && slots.count(in.slot) > 0;
   };
-  bool moves_filled = false;  // a left-out wait on a barrier that fills some view
+  // the barriers of the left-out waits: a read of a TMA-filled view counts
+  // the waits on its own fill barriers' slots alone (Builder::tag), so only
+  // a left-out wait on one of those moves its marker
+  std::set<int> left_barriers;
   for (int q : left_out)
-    for (const auto& [view, bars] : fill) moves_filled |= bars.count(barrierOf(raw.procs[p].program[q])) > 0;
+    if (raw.procs[p].program[static_cast<size_t>(q)].kind == InstrKind::Wait)
+      left_barriers.insert(barrierOf(raw.procs[p].program[static_cast<size_t>(q)]));
+  auto movedByALeftOutWait = [&](int view) {
+    const auto f = fill.find(view);
+    return std::any_of(f->second.begin(), f->second.end(), [&](int b) { return left_barriers.count(b) > 0; });
+  };
   auto check = [&](const std::vector<Instr>& prog, const std::set<int>& starts, const std::set<int>& out) {
     for (int r = 0; r < static_cast<int>(prog.size()); ++r)
       for (const Access& a : prog[static_cast<size_t>(r)].accesses) {
         if (a.write || a.view < 0) continue;
         const std::set<int> slots = markerSlots(a);
-        if (!slots.empty() && !moves_filled) continue;  // no left-out wait moves its marker
+        if (!slots.empty() && !movedByALeftOutWait(a.view)) continue;  // no left-out wait moves its marker
         const int from = *std::prev(starts.upper_bound(r));
         int q = r - 1;
         while (q >= from && !out.count(q) && !moves(prog[static_cast<size_t>(q)], slots)) --q;
@@ -13021,15 +13039,28 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
     return true;
   };
   if (all([&](const Instr& in, size_t p) {
-        return trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p));
-      }))
+        return trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
+                                          /*tmem_runs_checked=*/true);
+      })) {
+    g.tail_tmem = !all([&](const Instr& in, size_t) { return !trip::mmaOnTmem(in, raw); });
     return;
-  if (!all([](const Instr& in, size_t) { return leavesOnlyTextCounters(in); }))
-    throw Fail("copies near a tile's end leave out operations with counters that neither argument covers alone (not "
+  }
+  // Else lcsf5's, with its checks over every left-out operation, where each
+  // is lcsf5's or dg4's (docs/z3.md "Both tail arguments in one grid"):
+  // dg4's operations change no counter outside their own K iteration, which
+  // lcsf5's checks read as operations without counters, and lcsf5's
+  // left-out waits move no read marker that those checks do not ask about
+  if (!all([&](const Instr& in, size_t p) {
+        return leavesOnlyTextCounters(in) ||
+               trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
+                                          /*tmem_runs_checked=*/true);
+      }))
+    throw Fail("copies near a tile's end leave out operations with counters that neither argument covers (not "
                "covered by the persistent-kernel proof yet)");
   if (!partial_slot.empty()) throw Fail(partial_slot);
+  g.tail_tmem = !all([&](const Instr& in, size_t) { return !trip::mmaOnTmem(in, raw); });
   // (every operation left out on an mbarrier slot is in left_counters: one
-  // on a slot is never counterFree, and lcsf5's covers only such)
+  // on a slot is never counterFree, and lcsf5's and dg4's cover only such)
   leftOutCountersChangeNothing(g, raw, left_counters, reads_capped);
 }
 
@@ -13345,15 +13376,42 @@ bool deeperTailGrids(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
 // K trip count (docs/known-limits.md "Persistent kernels: TMEM hazards
 // between tiles" says what this leaves).
 void checkConsecutiveTileHazards(const ir::Schedule& s, const Binding& binding, ir::Target target,
-                                 const TileLoops& tl, int64_t tiles, int64_t Wg) {
+                                 const TileLoops& tl, int64_t tiles, int64_t Wg, bool true_tails = false) {
   const System run = buildGrid(s, binding, target, tl, tiles, Wg, TileCountRead::NotLast, nullptr, 0, 0, 0, nullptr,
-                               /*consecutive=*/true);
+                               /*consecutive=*/true, -1, nullptr, nullptr, true_tails);
   for (const Process& p : run.procs)
     for (const Instr& in : p.program)
       if (in.regs_hazard.regs_space >= 0)
         throw Fail(fmt::format("{} meets {} in the run of {} tiles of {} iterations each (not covered by the "
                                "persistent-kernel proof)",
                                p.name, in.regs_hazard.rule(), tiles, Wg));
+}
+
+// A copy near a tile's end that leaves out an MMA with an access in TMEM
+// (PGrid::tail_tmem; docs/z3.md "An MMA into TMEM left out near a tile's
+// end"): the builder derives nothing from a TMEM access for later
+// operations (no generation, Builder::tag; no counter) but the hazard marks
+// of one run (markTmemHazards), and the explored copies carry the grid's,
+// whose K iterations are all far from their end. So the true programs are
+// run instead: Wt consecutive tiles of L iterations each, every K iteration
+// reading E_B as L (one run of a block of the kernel with L K iterations), for
+// every allowed L up to w0g + tail_m + 3 * Pg, and the window's Wg; each
+// must carry no mark. A tile's TMEM accesses are its K iterations' in order,
+// each a function of its ring index, periodic with Pg past w0g, and of its
+// distance to the end up to tail_m (checkTileExprs); a hazard is decided
+// per column by the accesses since its last write, and a period that runs
+// twice leaves each column as it finds it from the second time on (a write
+// in it: its own accesses from the last write; none: its reads flag the
+// column once), so a longer tile's middle periods add no state, and L up
+// to that bound meets every residue of the middle part modulo Pg past two
+// whole periods. Else unknown.
+void checkTailTmemRuns(const ir::Schedule& s, const Binding& binding, ir::Target target, const TileLoops& tl,
+                       const PGrid& g) {
+  const int64_t top = g.w0g + g.tail_m + 3 * std::max<int64_t>(g.Pg, 1);
+  std::set<int64_t> lengths = {g.Wg};
+  for (int64_t len = std::max<int64_t>(g.min_len, 1); len <= top; ++len)
+    if (len % std::max<int64_t>(g.len_multiple, 1) == 0) lengths.insert(len);
+  for (int64_t len : lengths) checkConsecutiveTileHazards(s, binding, target, tl, g.Wt, len, /*true_tails=*/true);
 }
 
 // The copies near a tile's end are built with the tile count E_A read as
@@ -13604,8 +13662,13 @@ void ringStartReadsOncePerRun(const PGrid& g) {
 //   alone (trip::leavableWithCounters, mmaCommitNumbersReadInOrder, a
 //   fact of the role's text; docs/z3.md "MMA commits left out near a
 //   tile's end"); counterFree and leavesOnlyTextCounters never;
-// * fewer MMAs than the grid's MMAs with an access in TMEM (trip::mmaOnTmem:
-//   no argument leaves one out).
+// * fewer MMAs than the grid's MMAs with an access in TMEM (trip::mmaOnTmem)
+//   where each of those also accesses a view that some operation accesses
+//   outside the K iterations (or by its stage), or memory other than a view,
+//   TMEM or a path-free fragment: trip::leavableWithCounters leaves a TMEM
+//   MMA out only with its other accesses in ring-position views
+//   (trip::ringPositionViews refuses every such view) or path-free fragments,
+//   and counterFree and leavesOnlyTextCounters never.
 // whatever else it matches, on the same two grids. Which instructions an
 // iteration holds is decided by the conditions the builder evaluates, which
 // at tile 0's ring index 0 read no window size (E_B far from the end reads
@@ -13619,7 +13682,38 @@ struct CertainTailRefusal {
   int p = -1;
   std::string what;
 };
+// The views some operation of `raw` accesses outside the K iterations of
+// the grid's Full processes, or by its stage (never trip::ringPositionViews).
+std::set<int> viewsOutsideKIterations(const PGrid& g, const System& raw) {
+  std::set<int> out;
+  for (size_t p = 0; p < raw.procs.size(); ++p) {
+    std::vector<char> in_k(raw.procs[p].program.size(), 0);
+    if (p < g.shape.size() && g.shape[p].kind == TileShape::Full)
+      for (const trip::KIteration& k : kIterationsOf(g))
+        if (k.proc == static_cast<int>(p))
+          for (int pc = k.a; pc < k.b; ++pc) in_k[static_cast<size_t>(pc)] = 1;
+    for (size_t pc = 0; pc < in_k.size(); ++pc)
+      for (const Access& a : raw.procs[p].program[pc].accesses)
+        if (a.view >= 0 && (!in_k[pc] || a.stage_like)) out.insert(a.view);
+  }
+  return out;
+}
+
+// An MMA with an access in TMEM that no tail argument can leave out (the
+// third case of certainTailRefusal).
+bool tmemMmaKeptForCertain(const Instr& in, const System& raw, const std::set<int>& outside,
+                           const std::set<int>& free_regs) {
+  return trip::mmaOnTmem(in, raw) && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
+           const MemSpace& sp = raw.spaces[static_cast<size_t>(a.space)];
+           if (sp.kind == MemSpace::Kind::Tmem) return false;
+           if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) == 0;
+           return a.view < 0 || outside.count(a.view) > 0;
+         });
+}
+
 CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+  const std::set<int> outside = viewsOutsideKIterations(g, raw);
+  const std::set<int> free_regs = pathFreeRegs(*raw.schedule, tl);
   for (size_t p = 0; p < g.shape.size(); ++p) {
     const TileShape& sh = g.shape[p];
     if (sh.kind != TileShape::Full || sh.first != 0) continue;
@@ -13633,10 +13727,11 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
     const auto& tp = tail.procs[p].program;
     const bool in_order = trip::mmaCommitNumbersReadInOrder(*raw.schedule, raw.procs[p].role);
     std::map<int, int> raw_commits, tail_commits, fixed_commits;  // slot -> commits (fixed: none leavable)
-    int raw_tmem_mmas = 0, tail_mmas = 0;
+    int raw_tmem_mmas = 0, kept_tmem_mmas = 0, tail_mmas = 0;
     for (int pc = sh.head[0][0]; pc < sh.head[0][1]; ++pc) {
       const Instr& in = mp[static_cast<size_t>(pc)];
       raw_tmem_mmas += trip::mmaOnTmem(in, raw);
+      kept_tmem_mmas += tmemMmaKeptForCertain(in, raw, outside, free_regs);
       if (in.kind != InstrKind::MmaCommit || in.slot < 0) continue;
       ++raw_commits[in.slot];
       fixed_commits[in.slot] += !(in_order && slotByIter(in));
@@ -13652,7 +13747,9 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
       if (n > tail_commits[slot] && fixed_commits[slot] == n)
         return {static_cast<int>(p), "an MMA commit on an mbarrier left out whose slot is not named by iter= or "
                                      "whose process waits for its MMA groups"};
-    if (raw_tmem_mmas > tail_mmas) return {static_cast<int>(p), "an MMA with an access in TMEM left out"};
+    if (raw_tmem_mmas > tail_mmas && kept_tmem_mmas == raw_tmem_mmas)
+      return {static_cast<int>(p), "an MMA with an access in TMEM left out that also accesses a view outside the K "
+                                   "iterations"};
   }
   return {};
 }
@@ -14352,6 +14449,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       g.commits_in_order[p] = trip::mmaCommitNumbersReadInOrder(s, tails->first.procs[p].role);
     keepLastTilePartsOutOfTheTailArgument(g);
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
+    if (g.tail_tmem) checkTailTmemRuns(s, binding, target, tl, g);
     // (obstacle 1 (d): a tile of d <= tail_m K iterations runs its first as
     // the one d from its end, firstTailIterationsAt)
     setUpFirstTails(g, first);

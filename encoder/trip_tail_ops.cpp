@@ -156,7 +156,7 @@ bool slotByIterText(const Instr& in) { return in.stmt && in.stmt->op.sel.mode ==
 }  // namespace
 
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
-                          const std::set<int>& ring_views, bool commit_numbers_free) {
+                          const std::set<int>& ring_views, bool commit_numbers_free, bool tmem_runs_checked) {
   switch (in.kind) {
     case InstrKind::Arrive:
     case InstrKind::ExpectTx:
@@ -174,6 +174,7 @@ bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int
   return std::all_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
     const MemSpace& sp = sys.spaces[static_cast<size_t>(a.space)];
     if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) > 0;
+    if (sp.kind == MemSpace::Kind::Tmem) return tmem_runs_checked && in.kind == InstrKind::Mma;
     return sp.kind == MemSpace::Kind::Smem && isView(a) && ring_views.count(a.view) > 0;
   });
 }

@@ -60,14 +60,17 @@ bool mmaCommitNumbersReadInOrder(const ir::Schedule& s, int role);
 // mmaCommitNumbersUnread, or in order alone, mmaCommitNumbersReadInOrder;
 // the layout then checks that a copy commits no more groups than the
 // grid's iteration), and each access is one of a register fragment of
-// `free_regs` (pathFreeRegs) or of a view of `ring_views`.
+// `free_regs` (pathFreeRegs), of a view of `ring_views`, or, for an MMA
+// where `tmem_runs_checked`, of TMEM (the builder derives nothing from a
+// TMEM access but the hazard marks of one run, markTmemHazards; the caller
+// then checks the true runs of every tile length for them: docs/z3.md "An
+// MMA into TMEM left out near a tile's end").
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
-                          const std::set<int>& ring_views, bool commit_numbers_free);
+                          const std::set<int>& ring_views, bool commit_numbers_free, bool tmem_runs_checked);
 
-// Is `in` an MMA with an access in TMEM? No tail argument leaves one out
-// (counterFree and leavableWithCounters take register and view accesses
-// only, leavesOnlyTextCounters no MMA), so a copy near a tile's end that
-// has fewer MMAs than the grid's iteration beside such an MMA is refused.
+// Is `in` an MMA with an access in TMEM? counterFree and leavesOnlyTextCounters
+// never leave one out; leavableWithCounters only with its other accesses
+// in ring-position views or path-free fragments.
 bool mmaOnTmem(const Instr& in, const System& sys);
 
 // The first mbarrier slot of which a tile's last K iteration keeps some
