@@ -3250,15 +3250,19 @@ class BindingSearch {
   }
 
   // The least trip count (negative counts as 0) `e` takes with one
-  // parameter it reads at each allowed value of kExtremeScan (the others
-  // at `base`), or at the base itself; none where `e` is undefined there.
+  // parameter it reads at each small allowed value (-64..64) or at its
+  // least allowed one (the others at `base`), or at the base itself; none
+  // where `e` is undefined there.
   std::optional<int64_t> leastScannedTrip(const Binding& base, const ir::Expr& e) const {
     std::optional<int64_t> least = value(base, e);
     if (!least) return std::nullopt;
     for (int p : ints_) {
       if (!dependsOnParam(e, p)) continue;
+      std::vector<int64_t> vals;
+      for (int64_t v = -64; v <= 64; ++v) vals.push_back(v);
+      if (std::optional<int64_t> v = leastAllowed(base, p)) vals.push_back(*v);
       Binding b = base;
-      for (int64_t v = -kExtremeScan; v <= kExtremeScan; ++v) {
+      for (int64_t v : vals) {
         b.params[p] = v;
         if (!assumed(b)) continue;
         if (std::optional<int64_t> x = value(b, e)) least = std::min(*least, std::max<int64_t>(*x, 0));
@@ -3271,6 +3275,14 @@ class BindingSearch {
   // value of kExtremeScan the lm.assume facts allow; none where they allow
   // its lowest value (no bound below it) or none of them.
   std::optional<int64_t> leastAllowed(const Binding& base, int p) const {
+    std::vector<int64_t> key{p};
+    for (const auto& [q, v] : base.params) key.insert(key.end(), {q, v});
+    key.insert(key.end(), std::begin(base.block_idx), std::end(base.block_idx));
+    key.insert(key.end(), std::begin(base.grid_dim), std::end(base.grid_dim));
+    if (auto it = least_allowed_.find(key); it != least_allowed_.end()) return it->second;
+    return least_allowed_[key] = scanLeastAllowed(base, p);
+  }
+  std::optional<int64_t> scanLeastAllowed(const Binding& base, int p) const {
     Binding b = base;
     for (int64_t v = -kExtremeScan; v <= kExtremeScan; ++v) {
       b.params[p] = v;
@@ -3297,6 +3309,8 @@ class BindingSearch {
     }
   }
   static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for a least allowed one
+  // (leastAllowed's answers by the base's parameters and the parameter)
+  mutable std::map<std::vector<int64_t>, std::optional<int64_t>> least_allowed_;
 
   int64_t weight(const Binding& b) const {
     int64_t w = 0;
