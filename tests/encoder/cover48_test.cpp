@@ -33,7 +33,7 @@ const std::string kCut = "            lm.copy(flag[0], fz)\n        lm.sync(wgro
 const std::string kCutDropped = "            lm.copy(flag[0], fz)\n";
 const std::string kPassEnd = "            lm.copy(part, cnt[0][:, 0:4])\n            lm.sync(wgroup)\n";
 const std::string kMatchSync = "                lm.copy(flag[0], fv)\n            lm.sync(wgroup)\n";
-const std::string kChunkEnd = "            lm.copy(fv, flag[0])\n            lm.sync(wgroup)\n";
+const std::string kOut = "        lm.copy(Out, fv, coords=(0, 2 * w))\n";
 const std::string kChunks = "lm.range(0, hit + 1)";
 const std::string kMatch = "if i == hit and";
 
@@ -136,11 +136,11 @@ TEST(Cover48, MatchBarrierSkippedAtTheLeastHit) {
               "hit", 0);
 }
 
-// One warp skips the chunk's last barrier at chunk 0 of hit = 0: the
-// others wait for it forever.
-TEST(Cover48, ChunkBarrierSkippedByOneWarpAtTheLeastHit) {
-  expectMetAt({{{kChunkEnd, "            lm.copy(fv, flag[0])\n            if w != 1 or i + hit != 0:\n                lm.sync(wgroup)\n"}},
-               "warp 1 skips the chunk's last barrier at hit = 0 only (a deadlock)",
+// One warp skips the barrier after the chunks at hit = 0: the others wait
+// for it forever.
+TEST(Cover48, BarrierSkippedByOneWarpAtTheLeastHit) {
+  expectMetAt({{{kOut, "        if w != 1 or hit != 0:\n            lm.sync(wgroup)\n" + kOut}},
+               "warp 1 skips the barrier after the chunks at hit = 0 only (a deadlock)",
                {{"n_passes", 1}, {"hit", 0}}},
               "hit", 0);
 }
