@@ -3272,8 +3272,8 @@ class BindingSearch {
   }
 
   // The least allowed value of parameter p, the others at `base`: the first
-  // value of kExtremeScan the lm.assume facts allow; none where they allow
-  // its lowest value (no bound below it) or none of them.
+  // of -kExtremeScan..kExtremeScan the lm.assume facts allow; none where
+  // they allow -kExtremeScan (no bound below it) or none of them.
   std::optional<int64_t> leastAllowed(const Binding& base, int p) const {
     std::vector<int64_t> key{p};
     for (const auto& [q, v] : base.params) key.insert(key.end(), {q, v});
