@@ -2067,6 +2067,7 @@ class BindingSearch {
             }
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
+    leastValues({&base1, &base2, &base3}, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
     jointTargets(base1, out);
     for (const Binding* base : {&base1, static_cast<const Binding*>(&base3)})
@@ -3242,16 +3243,84 @@ class BindingSearch {
   // reads a loop variable: the base values it at the variable's 0, which is
   // no least value (`K * ((t + 1) % 100)` is 0 at t = 99: its target 0 was
   // shifted away and the empty K loop never placed; helper sound46).
+  // The least is the least over the allowed values of each parameter the
+  // count reads, not the base's: the base takes a parameter at 1 where 1
+  // is allowed, so `hit + 1` with `hit >= 0` ran 2 trips there, its targets
+  // 0 and 1 were shifted to 2 and 3, and the one trip at hit = 0 was never
+  // run (a race met only there exited 0 *checked*; helper cover48).
   void shiftTripTargets(const Binding& base) {
     for (Goal& g : goals_) {
       if (!g.trip || dependsOnLoops(*g.expr)) continue;
-      auto t = value(base, *g.expr);
+      auto t = leastScannedTrip(base, *g.expr);
       if (!t || *t <= 1) continue;
       std::set<int64_t> vals;
       for (int64_t x : g.values) vals.insert(x < *t ? *t + x : x);
       g.values = std::move(vals);
     }
   }
+
+  // The least trip count (negative counts as 0) `e` takes with one
+  // parameter it reads at each small allowed value (-64..64) or at its
+  // least allowed one (the others at `base`), or at the base itself; none
+  // where `e` is undefined there.
+  std::optional<int64_t> leastScannedTrip(const Binding& base, const ir::Expr& e) const {
+    std::optional<int64_t> least = value(base, e);
+    if (!least) return std::nullopt;
+    for (int p : ints_) {
+      if (!dependsOnParam(e, p)) continue;
+      std::vector<int64_t> vals;
+      for (int64_t v = -64; v <= 64; ++v) vals.push_back(v);
+      if (std::optional<int64_t> v = leastAllowed(base, p)) vals.push_back(*v);
+      Binding b = base;
+      for (int64_t v : vals) {
+        b.params[p] = v;
+        if (!assumed(b)) continue;
+        if (std::optional<int64_t> x = value(b, e)) least = std::min(*least, std::max<int64_t>(*x, 0));
+      }
+    }
+    return least;
+  }
+
+  // The least allowed value of parameter p, the others at `base`: the first
+  // of -kExtremeScan..kExtremeScan the lm.assume facts allow; none where
+  // they allow -kExtremeScan (no bound below it) or none of them.
+  std::optional<int64_t> leastAllowed(const Binding& base, int p) const {
+    std::vector<int64_t> key{p};
+    for (const auto& [q, v] : base.params) key.insert(key.end(), {q, v});
+    key.insert(key.end(), std::begin(base.block_idx), std::end(base.block_idx));
+    key.insert(key.end(), std::begin(base.grid_dim), std::end(base.grid_dim));
+    if (auto it = least_allowed_.find(key); it != least_allowed_.end()) return it->second;
+    return least_allowed_[key] = scanLeastAllowed(base, p);
+  }
+  std::optional<int64_t> scanLeastAllowed(const Binding& base, int p) const {
+    Binding b = base;
+    for (int64_t v = -kExtremeScan; v <= kExtremeScan; ++v) {
+      b.params[p] = v;
+      if (assumed(b)) return v == -kExtremeScan ? std::nullopt : std::optional<int64_t>(v);
+    }
+    return std::nullopt;
+  }
+
+  // Each parameter a goal reads at its least allowed value, from each base
+  // (one parameter at a time, as its goals' targets are placed): a race
+  // or deadlock that needs one parameter at its extreme (`hit = 0` with
+  // `hit >= 0`: a guard `i == hit` on the first chunk, a count `n - 2`
+  // that is 0) is met there, whatever the base took it at (helper cover48).
+  void leastValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
+    for (int p : ints_) {
+      const bool read = std::any_of(goals_.begin(), goals_.end(), [&](const Goal& g) { return dependsOnParam(*g.expr, p); });
+      if (!read) continue;
+      for (const Binding* base : bases)
+        if (std::optional<int64_t> v = leastAllowed(*base, p); v && *v != base->params.at(p)) {
+          Binding b = *base;
+          b.params[p] = *v;
+          out.push_back(std::move(b));
+        }
+    }
+  }
+  static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for a least allowed one
+  // (leastAllowed's answers by the base's parameters and the parameter)
+  mutable std::map<std::vector<int64_t>, std::optional<int64_t>> least_allowed_;
 
   int64_t weight(const Binding& b) const {
     int64_t w = 0;
