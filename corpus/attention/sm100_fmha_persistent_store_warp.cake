@@ -21,10 +21,10 @@
 #    o_empty.  The softmax warpgroup never waits on the bulk group: it
 #    learns that the slot is free from the epilogue warp's mbarrier.
 # Verdict: checked, NOT proved (the persistent proof refuses the MMA warp's
-# last K iteration, which leaves out the next block's S issue and its MMA
-# commits on k_empty and s_full: an MMA commit on an mbarrier left out near
-# the tile's end; two other spellings of the MMA warp's one-ahead S are
-# refused for other reasons):
+# last K iteration, which leaves out the next block's S issue: since session
+# 48 its MMA commits and its k_full wait are covered, but not the S MMA's
+# reads of smem_q[0] and smem_k[it + 1]; two other spellings of the MMA
+# warp's one-ahead S are refused for other reasons):
 # docs/known-limits.md "A persistent FMHA with a one-ahead S MMA".
 # Mutant: bugs/sync.race/sm100_fmha_store_warp_release_before_store_wait.cake.
 # expect: pass
