@@ -15473,7 +15473,10 @@ int sharedPrefixRunsAsOne(const SplitLoops& split, ir::Target target, const Bind
         body[i] = std::move(one.front());
         if (loop) body[i].hi = r >= 0 ? ir::makeConst(r) : hi;
         if (r >= 0 && split.rest_read) {
-          const auto [core, off] = splitOffset(split.rest);
+          // (copied out of the structured binding: clang 15 cannot capture a binding in a lambda)
+          const auto [core_b, off_b] = splitOffset(split.rest);
+          const ir::ExprPtr core = core_b;
+          const int64_t off = off_b;
           ir::Block at_r{std::move(body[i])};
           mapExprs(at_r, [&](const ir::ExprPtr& e) { return e ? substitute(e, *core, ir::makeConst(r - off)) : e; });
           body[i] = std::move(at_r.front());
