@@ -3755,12 +3755,32 @@ class BindingSearch {
       // the other knobs at `base`: a step of `lm.cdiv(S, 128)` at 768 is
       // the steps the trip counts placed between 1 and 513 (each binding
       // sits just past one), not a new one.
-      if (least && *most - *least <= kStepRange)
-        for (int64_t v = *least; v <= *most; ++v) {
-          Binding b = base;
-          b.params[p] = v;
-          note(b);
+      if (least && *most - *least <= kStepRange) {
+        bool reads_grid = false;
+        for (int d = 0; d < 3; ++d) reads_grid |= dependsOnBlockIdx(*part, d) || dependsOnGridDim(*part, d);
+        if (reads_grid) {
+          for (int64_t v = *least; v <= *most; ++v) {
+            Binding b = base;
+            b.params[p] = v;
+            note(b);
+          }
+        } else {
+          // (the same values and shapes as note() at each v, the part
+          // evaluated once per value in one environment: the scan is up to
+          // kStepRange values per part and side)
+          ir::EvalEnv e = env(base);
+          std::vector<std::optional<int64_t>> at_v;
+          for (int64_t v = *least - 1; v <= *most + 1; ++v) {
+            e.params[p] = v;
+            at_v.push_back(ir::evaluate(*part, e));
+          }
+          for (size_t i = 1; i + 1 < at_v.size(); ++i) {
+            const auto &d = at_v[i - 1], &m = at_v[i], &u = at_v[i + 1];
+            if (m) values.insert(*m);
+            if (d && m && u) shapes.insert({*m - *d, *u - *m});
+          }
         }
+      }
       for (int64_t v : values) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
       for (auto [d, u] : shapes)
         ne.push_back(ir::makeExpr(ExprKind::Or, {ir::makeExpr(ExprKind::Ne, {down, ir::makeConst(d)}),
