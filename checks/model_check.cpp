@@ -2235,11 +2235,7 @@ class BindingSearch {
   std::optional<Binding> bindingFor(const Binding& base, const ir::Expr& e, int64_t target, const std::set<int>& also) {
     if (auto b = bindingFor(base, e, target)) return b;
     std::set<int> free;
-    for (int p : ints_)
-      if (dependsOnParam(e, p)) {
-        free.insert(p);
-        if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
-      }
+    addReadParams(e, free);
     bool more = false;  // (a tie of an unread parameter to a read one stays pinned: it would change the system)
     for (int p : ints_)
       if (also.count(p)) more = free.insert(p).second || more;
@@ -2502,6 +2498,19 @@ class BindingSearch {
     return true;
   }
   std::optional<int64_t> value(const Binding& b, const ir::Expr& e) const { return ir::evaluate(e, env(b)); }
+  // The integer parameters `e` reads, each with the parameters tied to it
+  // (they move together in any binding a query places).
+  void addReadParams(const ir::Expr& e, std::set<int>& free) const {
+    for (int p : ints_)
+      if (dependsOnParam(e, p)) {
+        free.insert(p);
+        if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+      }
+  }
+  // Whether a loop with a symbolic bound runs (a trip goal).
+  bool anyTripGoal() const {
+    return std::any_of(goals_.begin(), goals_.end(), [](const Goal& g) { return g.trip; });
+  }
 
   std::vector<int64_t> candidates(const ir::Expr& e) const {
     std::set<int64_t> c;
@@ -3756,9 +3765,7 @@ class BindingSearch {
       // the steps the trip counts placed between 1 and 513 (each binding
       // sits just past one), not a new one.
       if (least && *most - *least <= kStepRange) {
-        bool reads_grid = false;
-        for (int d = 0; d < 3; ++d) reads_grid |= dependsOnBlockIdx(*part, d) || dependsOnGridDim(*part, d);
-        if (reads_grid) {
+        if (ir::exprUses(*part, {ExprKind::BlockIdx, ExprKind::GridDim})) {
           for (int64_t v = *least; v <= *most; ++v) {
             Binding b = base;
             b.params[p] = v;
@@ -3993,12 +4000,7 @@ class BindingSearch {
       std::vector<ExprPtr> read = {f.trip, f.guard, f.lo, f.step};
       for (const FlipGoal::OtherLoop& u : f.others) read.insert(read.end(), {u.lo, u.step, u.trip});
       std::set<int> free;
-      for (const ExprPtr& e : read)
-        for (int p : ints_)
-          if (dependsOnParam(*e, p)) {
-            free.insert(p);
-            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
-          }
+      for (const ExprPtr& e : read) addReadParams(*e, free);
       bool dims[3] = {false, false, false};
       for (int d = 0; d < 3; ++d)
         for (const ExprPtr& e : read)
@@ -4666,7 +4668,7 @@ class BindingSearch {
     return e;
   }
   void guardCombinations(const Binding& base, std::vector<Binding>& out) {
-    if (outcomes_.empty() || std::none_of(goals_.begin(), goals_.end(), [](const Goal& g) { return g.trip; })) return;
+    if (outcomes_.empty() || !anyTripGoal()) return;
     if (outcomes_.size() > kMaxOutcomes) {
       combinations_left_ = fmt::format("the combinations of its {} guard outcomes (at most {} are combined)",
                                        outcomes_.size(), kMaxOutcomes);
@@ -4677,11 +4679,7 @@ class BindingSearch {
       if (g.trip && !dependsOnLoops(*g.expr)) c.trips.push_back(g.expr);
     std::set<int64_t> ks;
     auto reads = [&](const ExprPtr& e) {
-      for (int p : ints_)
-        if (dependsOnParam(*e, p)) {
-          c.free.insert(p);
-          if (auto it = ties_.find(p); it != ties_.end()) c.free.insert(it->second.begin(), it->second.end());
-        }
+      addReadParams(*e, c.free);
       for (int d = 0; d < 3; ++d) c.dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
       constantsOf(*e, ks);
     };
@@ -4784,11 +4782,7 @@ class BindingSearch {
       for (const bool want : {true, false}) {
         const ExprPtr cond = want ? meet : ir::makeExpr(ExprKind::Not, {meet});
         std::set<int> free;
-        for (int p : ints_)
-          if (dependsOnParam(*meet, p)) {
-            free.insert(p);
-            if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
-          }
+        addReadParams(*meet, free);
         bool dims[3] = {false, false, false};
         for (int d = 0; d < 3; ++d) dims[d] = dependsOnBlockIdx(*meet, d) || dependsOnGridDim(*meet, d);
         if (std::any_of(out.begin(), out.end(), [&](const Binding& b) {
@@ -4824,8 +4818,7 @@ class BindingSearch {
     // accesses) were never run together and exited 0 *checked* (review48,
     // session 48). Until they are combined, such a schedule is left to the
     // proof: unknown where it proves nothing.
-    const bool symbolic = std::any_of(goals_.begin(), goals_.end(), [](const Goal& g) { return g.trip; });
-    if (overlaps_meet_ && !symbolic && combinations_left_.empty() && guardOutcomesBesideOverlaps())
+    if (overlaps_meet_ && !anyTripGoal() && combinations_left_.empty() && guardOutcomesBesideOverlaps())
       combinations_left_ = "the views' overlaps combined with the guards' outcomes (no symbolic loop combines them)";
   }
   bool guardOutcomesBesideOverlaps() const {
