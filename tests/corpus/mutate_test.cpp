@@ -187,15 +187,20 @@ TEST(Mutate, KnownBadOriginalsAreNotMutated) {
 }
 
 TEST(Mutate, CorpusMutantsParse) {
-  // every mutant of every known-good corpus file is a valid file
+  // every mutant of every known-good corpus file is a valid file. A text
+  // that two operators (or sites) give alike is compiled once: the front end
+  // reads only the text (the path names it in a finding), and 2,448 of the
+  // 35,652 mutants of session 49's corpus repeat an earlier one.
   std::vector<std::string> errs;
   auto cases = gate::discoverCases({std::string(CAKE_SOURCE_DIR) + "/corpus"}, errs);
   int n = 0;
+  std::set<std::string> compiled;
   for (const auto& c : cases) {
     Original o{c.path, c.text};
     if (!isEligible(o)) continue;
     for (const auto& m : enumerate(o)) {
       ++n;
+      if (!compiled.insert(m.body).second) continue;
       EXPECT_EQ(frontEnd(m.relativePath(), m.body), "") << m.relativePath() << ": " << m.change;
     }
   }
