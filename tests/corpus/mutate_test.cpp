@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include <gtest/gtest.h>
 
@@ -187,15 +189,21 @@ TEST(Mutate, KnownBadOriginalsAreNotMutated) {
 }
 
 TEST(Mutate, CorpusMutantsParse) {
-  // every mutant of every known-good corpus file is a valid file
+  // every mutant of every known-good corpus file is a valid file. A text
+  // that two operators (or sites) of one file give alike is compiled once:
+  // the front end reads only the text (the path names it in a finding); of
+  // the 35,652 mutants of session 49's corpus, 33,204 texts are distinct.
   std::vector<std::string> errs;
   auto cases = gate::discoverCases({std::string(CAKE_SOURCE_DIR) + "/corpus"}, errs);
   int n = 0;
   for (const auto& c : cases) {
     Original o{c.path, c.text};
     if (!isEligible(o)) continue;
-    for (const auto& m : enumerate(o)) {
+    const std::vector<Mutant> mutants = enumerate(o);
+    std::unordered_set<std::string_view> compiled;  // views of `mutants`' bodies
+    for (const auto& m : mutants) {
       ++n;
+      if (!compiled.insert(m.body).second) continue;
       EXPECT_EQ(frontEnd(m.relativePath(), m.body), "") << m.relativePath() << ": " << m.change;
     }
   }

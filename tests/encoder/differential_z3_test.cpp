@@ -54,6 +54,7 @@ TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160
 // (tests/encoder/random_schedules.h: sm_80 cp.async, named barriers, aliased
 // staging buffers), for K in {0, 1}.
 #include <set>
+#include <utility>
 
 #include "encoder/simulator.h"
 #include "ir/frontend.h"
@@ -61,10 +62,16 @@ TEST(Differential, SlowZ3BmcAgreesWithSimulator) { bmcAgreesWithSimulator(8, 160
 
 namespace {
 
+// A case of the text comparison: the generator's seed and the value every
+// parameter takes.
+using TextCase = std::pair<int, int64_t>;
+
 // `rlimit` 0: each Z3 BMC run has a 20 s wall clock (the long form and
 // seed 50); otherwise a Z3 resource limit per query and no wall clock, and
-// at least `min_decided` of the cases must be decided.
-void bmcAgreesOnTextSchedules(int first_seed, int n, uint64_t rlimit = 0, int min_decided = 1) {
+// at least `min_decided` of the cases must be decided. The cases in
+// `left_out` are not run (a long form runs them).
+void bmcAgreesOnTextSchedules(int first_seed, int n, uint64_t rlimit = 0, int min_decided = 1,
+                              const std::set<TextCase>& left_out = {}) {
   int decided = 0;
   for (int seed = first_seed; seed < first_seed + n; ++seed) {
     auto rs = cake::testing::randomSchedule(static_cast<uint64_t>(seed));
@@ -73,6 +80,7 @@ void bmcAgreesOnTextSchedules(int first_seed, int n, uint64_t rlimit = 0, int mi
     if (!mod || mod->schedules.empty()) continue;
     const auto& s = mod->schedules[0];
     for (int64_t k = 0; k <= 1; ++k) {
+      if (left_out.count({seed, k})) continue;
       Binding b;
       for (int p = 0; p < static_cast<int>(s.params.size()); ++p) b.params[p] = k;
       std::string err;
@@ -105,7 +113,19 @@ void bmcAgreesOnTextSchedules(int first_seed, int n, uint64_t rlimit = 0, int mi
 // the other 15 are decided (seed 2 at K = 1 in about 13 s; at 5 million it
 // is unknown too), the same on every run: 25 CPU s (docs/ci.md). The long
 // form below keeps the wall clock.
-TEST(Differential, Z3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(1, 8, 10'000'000, 15); }
+//
+// Those two cases were 17.5 of the test's 25 CPU s (session 49, docs/ci.md
+// "Session 49: ctest time"): seed 6 at K = 1 compares nothing (Z3 gives
+// up), and seed 2 at K = 1 finds the rules {data.uninitialized, sync.race},
+// which seed 2 and seed 6 at K = 0 find too (0.8 and 1.9 s). The short form
+// leaves the two out (14 cases, 13 decided: every rule the 16 compared is
+// still compared); `SlowZ3BmcAgreesOnTextSchedulesOfTheShortForm` (label
+// `slow`) runs all 16 as before.
+const std::set<TextCase> kCostlyTextCases = {{2, 1}, {6, 1}};
+TEST(Differential, Z3BmcAgreesOnTextSchedules) {
+  bmcAgreesOnTextSchedules(1, 8, 10'000'000, 13, kCostlyTextCases);
+}
+TEST(Differential, SlowZ3BmcAgreesOnTextSchedulesOfTheShortForm) { bmcAgreesOnTextSchedules(1, 8, 10'000'000, 15); }
 TEST(Differential, SlowZ3BmcAgreesOnTextSchedules) { bmcAgreesOnTextSchedules(9, 64); }
 // Seed 50 commits an MMA group that arrives on a barrier and then waits for
 // pending=0: the wait must not retire the group before its Complete step
