@@ -20,42 +20,16 @@
 
 namespace joint_box49_test {
 
-const std::string kTwoGroupRing = R"(
-@cake.schedule(target="sm_90a")
-def two_group_ring(lm, X: LM.tma2d, Out: LM.gmem, n_stages: LM.i32, n_iters: LM.i32):
-    lm.assume(n_stages >= 1)
-    lm.assume(n_stages <= 2 * n_iters)
-    pool = lm.smem(24576)
-    xs   = pool.view(offset=0, shape=(4, 256), dtype=lm.f32, stages=6)
-    rows = lm.regs(shape=(4, 256), dtype=lm.f32)
-    red  = lm.regs(shape=(4, 1), dtype=lm.f32)
-    compute = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=4)
-    load    = lm.role(warps=[8])
-    ring  = lm.pipeline(stages=6)
-    full  = lm.barrier(prod=[load], cons=[compute], init_count=1, pipeline=ring)
-    empty = lm.barrier(prod=[compute], cons=[load], init_count=1, pipeline=ring)
-    with load:
-        for i in lm.range(0, n_iters):
-            for g in lm.range(0, 2):
-                s = g + 2 * i
-                if s < n_stages:
-                    lm.wait(empty, iter=s - 6)
-                    xs.tma_load(X, coords=(4 * s, 0), iter=s, barrier=full)
-    with compute:
-        g = lm.instance()
-        for i in lm.range(0, n_iters):
-            s = g + 2 * i
-            if s < n_stages:
-                lm.wait(full, iter=s)
-                lm.copy(rows, xs[s])
-                lm.fence_proxy()
-                lm.arrive(empty, iter=s)
-                lm.reduce(red, rows, op="sum", axis=1)
-                lm.copy(Out, red, coords=(4 * s, 0))
-)";
+// The corpus's fixed two-parameter form (its wait predicated).
+std::string twoGroupRing() {
+  return cake::testing::corpusText(
+      "corpus/bugs/sync.arrival-underflow/nvfuser_ws_two_wg_wait_parity_unpredicated_tail_two_params_fixed.cake");
+}
 
 // The consumer's wait outside the predicate (the form before the PR).
-const std::string kPredicatedWait = "            if s < n_stages:\n                lm.wait(full, iter=s)\n";
+const std::string kPredicatedWait =
+    "            if s < n_stages:                                         # the fix: the wait is predicated too\n"
+    "                lm.wait(full, iter=s)\n";
 const std::string kUnpredicatedWait = "            lm.wait(full, iter=s)\n            if s < n_stages:\n";
 
 int paramIndex(const cake::ir::Schedule& s, const std::string& name) {
@@ -65,7 +39,7 @@ int paramIndex(const cake::ir::Schedule& s, const std::string& name) {
 }
 
 TEST(JointBox49, TiedGoalValuesStayNearTheBase) {
-  auto mod = cake::testing::compile(kTwoGroupRing);
+  auto mod = cake::testing::compile(twoGroupRing());
   ASSERT_FALSE(mod.schedules.empty());
   const cake::ir::Schedule& s = mod.schedules.at(0);
   const int iters = paramIndex(s, "n_iters");
@@ -75,7 +49,7 @@ TEST(JointBox49, TiedGoalValuesStayNearTheBase) {
 }
 
 TEST(JointBox49, CorrectTwoGroupRingIsCheckedNotUnknown) {
-  auto mod = cake::testing::compile(kTwoGroupRing);
+  auto mod = cake::testing::compile(twoGroupRing());
   ASSERT_FALSE(mod.schedules.empty());
   const cake::ir::Schedule& s = mod.schedules.at(0);
   cake::checks::CheckOptions opts;
@@ -96,7 +70,7 @@ TEST(JointBox49, CorrectTwoGroupRingIsCheckedNotUnknown) {
 }
 
 TEST(JointBox49, UnpredicatedWaitIsFoundNotProved) {
-  const std::string broken = cake::testing::replace(kTwoGroupRing, kPredicatedWait, kUnpredicatedWait);
+  const std::string broken = cake::testing::replace(twoGroupRing(), kPredicatedWait, kUnpredicatedWait);
   cake::testing::attacks::expectFoundNotProved(broken, "sync.arrival-underflow", "the stage past the end waited on");
 }
 
