@@ -1,0 +1,44 @@
+# BUG (sync.arrival-underflow): nvfuser_ws_two_wg_wait_parity_unpredicated_tail.cake
+# with the round count and the row count as two parameters (NVIDIA/Fuser
+# PR #4524; n_iters rounds of two stages, the first n_stages <= 2 * n_iters
+# of them holding rows, as when a persistent CTA's share of rows is not a
+# multiple of its rounds).  A warp group waits unpredicated on a stage past
+# n_stages that no load completes.
+# Fix: nvfuser_ws_two_wg_wait_parity_unpredicated_tail_two_params_fixed.cake.
+# expect: sync.arrival-underflow
+# may-also: sync.deadlock
+@cake.schedule(target="sm_90a")
+def nvfuser_ws_two_wg_wait_parity_unpredicated_tail_two_params(lm, X: LM.tma2d, Out: LM.gmem, n_stages: LM.i32, n_iters: LM.i32):
+    lm.assume(n_stages >= 1)
+    lm.assume(n_stages <= 2 * n_iters)
+    pool = lm.smem(24576)
+    xs   = pool.view(offset=0, shape=(4, 256), dtype=lm.f32, stages=6)
+    rows = lm.regs(shape=(4, 256), dtype=lm.f32)
+    red  = lm.regs(shape=(4, 1), dtype=lm.f32)
+
+    compute = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=4)
+    load    = lm.role(warps=[8])
+
+    ring  = lm.pipeline(stages=6)
+    full  = lm.barrier(prod=[load], cons=[compute], init_count=1, pipeline=ring)
+    empty = lm.barrier(prod=[compute], cons=[load], init_count=1, pipeline=ring)
+
+    with load:
+        for i in lm.range(0, n_iters):
+            for g in lm.range(0, 2):
+                s = g + 2 * i
+                if s < n_stages:                                     # OneDimTmaLoadExpectArrive predicate
+                    lm.wait(empty, iter=s - 6)
+                    xs.tma_load(X, coords=(4 * s, 0), iter=s, barrier=full)
+
+    with compute:
+        g = lm.instance()
+        for i in lm.range(0, n_iters):
+            s = g + 2 * i
+            lm.wait(full, iter=s)                                    # expect-error: sync.arrival-underflow
+            if s < n_stages:
+                lm.copy(rows, xs[s])
+                lm.fence_proxy()                                     # generic reads before the TMA refill
+                lm.arrive(empty, iter=s)
+                lm.reduce(red, rows, op="sum", axis=1)
+                lm.copy(Out, red, coords=(4 * s, 0))
