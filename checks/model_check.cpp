@@ -2098,8 +2098,8 @@ class BindingSearch {
     tiedValues(base1, out);
     placeFlips(base1, out);
     placeStarts(base1, out);
+    viewOverlaps(base1, out);  // (before guardCombinations: it finds the slot pairs that meet)
     guardCombinations(base1, out);
-    viewOverlaps(base1, out);
     lappedCombinations(base1, out);
     // (each outcome vector also with a loop held past its later flips: a
     // band left short on tile 3 of block 2 only, read at a far K, exited 0
@@ -2272,6 +2272,7 @@ class BindingSearch {
   std::vector<ExprPtr> overlaps_;  // viewOverlapConds, per slot
   std::set<int> overlap_params_;   // viewOverlaps: the parameters of views whose bytes may meet
   bool overlaps_meet_ = false;     // viewOverlaps: some two views placed by a parameter may meet
+  std::vector<ExprPtr> meeting_;   // viewOverlaps: the conditions of overlaps_ that hold at some allowed values
   int64_t max_stages_;
   encoder::Limits limits_;
   std::unique_ptr<encoder::BvProver> prover_;  // made on first use: most schedules never need it
@@ -4597,11 +4598,13 @@ class BindingSearch {
     bool dims[3] = {false, false, false};  // the dimensions whose block index or grid they read
     std::vector<int64_t> values;  // small values to try for a parameter (smallest first)
     std::vector<int64_t> least;   // the base's trip counts (the least of a running binding)
+    const std::vector<ExprPtr>* outcomes = nullptr;  // the outcomes combined (guardCombinations')
   };
-  std::optional<std::vector<bool>> vectorOf(const Binding& b) const {
+  std::optional<std::vector<bool>> vectorOf(const Binding& b) const { return vectorOf(b, outcomes_); }
+  std::optional<std::vector<bool>> vectorOf(const Binding& b, const std::vector<ExprPtr>& outcomes) const {
     const ir::EvalEnv e = env(b);
     std::vector<bool> v;
-    for (const ExprPtr& o : outcomes_) {
+    for (const ExprPtr& o : outcomes) {
       auto x = ir::evaluate(*o, e);
       if (!x) return std::nullopt;
       v.push_back(*x != 0);
@@ -4628,7 +4631,7 @@ class BindingSearch {
   Binding shrink(Binding b, const std::vector<bool>& v, const Combinations& c) const {
     const auto limit = tripsOf(b, c);
     auto keeps = [&](const Binding& x) {
-      if (!assumed(x) || vectorOf(x) != v) return false;
+      if (!assumed(x) || vectorOf(x, *c.outcomes) != v) return false;
       auto t = tripsOf(x, c);
       if (!t || !limit) return false;
       for (size_t i = 0; i < t->size(); ++i)
@@ -4661,20 +4664,46 @@ class BindingSearch {
     return b;
   }
   // The outcomes of `v` (guardCombinations' vectors) as one condition.
-  ExprPtr vectorCond(const std::vector<bool>& v) const {
+  static ExprPtr vectorCond(const std::vector<bool>& v, const std::vector<ExprPtr>& outcomes) {
     ExprPtr e = ir::makeConst(1);
     for (size_t i = 0; i < v.size(); ++i)
-      e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes_[i] : ir::makeExpr(ExprKind::Not, {outcomes_[i]})});
+      e = ir::makeExpr(ExprKind::And, {e, v[i] ? outcomes[i] : ir::makeExpr(ExprKind::Not, {outcomes[i]})});
     return e;
   }
+  //
+  // Two views placed by a parameter (viewOverlaps) join with each slot
+  // pair that may meet, not the whole rings' overlap
+  // (GoalCollector::viewOverlapOutcomes): a race on one slot needs that
+  // slot to meet, and the whole rings also meet where only a slot the
+  // guarded accesses never touch does. With the whole rings, a warp that
+  // refills slot 0 of its 2-slot slice under `if g == 777:` beside a 2-slot
+  // neighbour ran at the least offset where the rings meet (its slot 1 on
+  // the neighbour's slot 0) and exited 0 *checked* (helper views49, session
+  // 49). Without a symbolic loop they are combined too, where guards sit
+  // beside the views (else viewOverlaps' outcomes one at a time are the
+  // whole question): two views that meet only where a guard on another
+  // parameter also holds (`if g == 777:` around one view's accesses)
+  // exited 0 *checked* (review48, session 48), then were left *unknown*.
   void guardCombinations(const Binding& base, std::vector<Binding>& out) {
-    if (outcomes_.empty() || !anyTripGoal()) return;
-    if (outcomes_.size() > kMaxOutcomes) {
-      combinations_left_ = fmt::format("the combinations of its {} guard outcomes (at most {} are combined)",
-                                       outcomes_.size(), kMaxOutcomes);
+    std::vector<ExprPtr> outcomes = guardOutcomesBesideOverlaps();
+    if (!anyTripGoal() && (outcomes.empty() || !overlaps_meet_ || !combinations_left_.empty())) return;
+    outcomes.insert(outcomes.end(), meeting_.begin(), meeting_.end());
+    if (outcomes.empty()) return;
+    if (outcomes.size() > kMaxOutcomes) {
+      combinations_left_ = fmt::format("the combinations of its {} guard outcomes{} (at most {} are combined)",
+                                       outcomes.size(), meeting_.empty() ? "" : " and slot pairs of views that meet",
+                                       kMaxOutcomes);
       return;
     }
+    combineOutcomes(outcomes, meeting_.empty() ? "guards' outcomes" : "guards' outcomes and views' overlaps", base, out);
+  }
+  // One binding per allowed vector of `outcomes` that no binding in `out`
+  // gives (guardCombinations' loop; `what` names them in the verdict
+  // where some are left).
+  void combineOutcomes(const std::vector<ExprPtr>& outcomes, const std::string& what, const Binding& base,
+                       std::vector<Binding>& out) {
     Combinations c;
+    c.outcomes = &outcomes;
     for (const Goal& g : goals_)
       if (g.trip && !dependsOnLoops(*g.expr)) c.trips.push_back(g.expr);
     std::set<int64_t> ks;
@@ -4683,7 +4712,7 @@ class BindingSearch {
       for (int d = 0; d < 3; ++d) c.dims[d] |= dependsOnBlockIdx(*e, d) || dependsOnGridDim(*e, d);
       constantsOf(*e, ks);
     };
-    for (const ExprPtr& o : outcomes_) reads(o);
+    for (const ExprPtr& o : outcomes) reads(o);
     for (const ExprPtr& t : c.trips) reads(t);
     {
       std::set<int64_t> vals;
@@ -4708,15 +4737,15 @@ class BindingSearch {
         objectives.push_back(leafExpr(ExprKind::GridDim, d));
         objectives.push_back(leafExpr(ExprKind::BlockIdx, d));
       }
-    auto vectorExpr = [&](const std::vector<bool>& v) { return vectorCond(v); };
+    auto vectorExpr = [&](const std::vector<bool>& v) { return vectorCond(v, outcomes); };
     auto leave = [&](const std::string& why) {
-      combinations_left_ = fmt::format("the combinations of its guards' outcomes past the {} run ({})",
+      combinations_left_ = fmt::format("the combinations of its {} past the {} run ({})", what,
                                        combinations_added_, why);
     };
     // Vectors the bindings so far give: with every loop running, and not.
     std::set<std::vector<bool>> seen, idle;
     for (const Binding& b : out)
-      if (auto v = vectorOf(b)) (running(b, c) ? seen : idle).insert(*v);
+      if (auto v = vectorOf(b, outcomes)) (running(b, c) ? seen : idle).insert(*v);
     for (const std::vector<bool>& v : seen) idle.erase(v);
     ExprPtr runs = ir::makeConst(1);
     for (const ExprPtr& t : c.trips) runs = ir::makeExpr(ExprKind::And, {runs, ir::makeExpr(ExprKind::Ge, {t, ir::makeConst(1)})});
@@ -4728,13 +4757,13 @@ class BindingSearch {
         cond = ir::makeExpr(ExprKind::And, {cond, ir::makeExpr(ExprKind::Not, {vectorExpr(v)})});
       seen.insert(idle.begin(), idle.end());
       idle.clear();
-      if (outcomes_.size() < 63 && seen.size() == size_t{1} << outcomes_.size()) break;  // every vector
+      if (outcomes.size() < 63 && seen.size() == size_t{1} << outcomes.size()) break;  // every vector
       // A vector left (a plain query)...
       encoder::BvResult r = prover().witness(cond, premises);
       if (r.kind == encoder::BvVerdict::Holds) break;
       if (r.kind != encoder::BvVerdict::Fails) return leave(fmt::format("the solver could not settle the next: {}", r.detail));
       Binding b = fromModel(r.model, base, c.free, c.dims);
-      auto v = vectorOf(b);
+      auto v = vectorOf(b, outcomes);
       if (!v || !assumed(b) || seen.count(*v))
         return leave(fmt::format("the solver's values {} do not give a new one when evaluated",
                                  encoder::bindingToString(s_, b)));
@@ -4750,7 +4779,7 @@ class BindingSearch {
             prover().smallestWitness(ir::makeExpr(ExprKind::And, {runs, vectorExpr(*v)}), objectives, premises);
         if (m.kind == encoder::BvVerdict::Fails) {
           Binding least = fromModel(m.model, base, c.free, c.dims);
-          if (assumed(least) && vectorOf(least) == v && running(least, c)) b = shrink(least, *v, c);
+          if (assumed(least) && vectorOf(least, outcomes) == v && running(least, c)) b = shrink(least, *v, c);
         }
       }
       idle.insert(*v);
@@ -4763,20 +4792,21 @@ class BindingSearch {
   // the parameters their offsets read and not for others (viewOverlapConds)
   // run both ways: where no binding so far gives one outcome, a binding inside the
   // lm.assume facts that gives it (Z3's values of those parameters, the
-  // rest the base's). guardCombinations combines the outcomes with the
-  // guards' only in a schedule with a symbolic loop; without one, the
-  // proof explores a parameter value by value, up to 32 values, and past
-  // them the bounded check ran the base's offset alone (helper hunt48a,
-  // session 48: a race between two warps' slices placed `pull` bytes apart
-  // exited 0, main even said *proved*: "the synchronization does not
-  // depend on the parameters"). A query Z3 cannot settle is named in
+  // rest the base's); before them the bounded check ran the base's offset
+  // alone (helper hunt48a, session 48: a race between two warps' slices
+  // placed `pull` bytes apart exited 0, main even said *proved*: "the
+  // synchronization does not depend on the parameters"). The slot pairs
+  // that meet (meeting_) then join the guards' outcomes in
+  // guardCombinations. A query Z3 cannot settle is named in
   // combinationsLeft(), so the verdict is unknown, never *checked*.
   void viewOverlaps(const Binding& base, std::vector<Binding>& out) {
     // (a condition that holds at some allowed values: the synchronization
     // reads its parameters, block indices and grid sizes)
-    const auto meets = [&](const std::set<int>& free) {
+    const auto meets = [&](const std::set<int>& free, const ExprPtr& meet) {
       overlaps_meet_ = true;
       overlap_params_.insert(free.begin(), free.end());
+      if (std::none_of(meeting_.begin(), meeting_.end(), [&](const ExprPtr& m) { return m == meet; }))
+        meeting_.push_back(meet);
     };
     for (const ExprPtr& meet : overlaps_)
       for (const bool want : {true, false}) {
@@ -4789,12 +4819,12 @@ class BindingSearch {
               auto x = ir::evaluate(*cond, env(b));
               return x && *x != 0;
             })) {
-          if (want) meets(free);
+          if (want) meets(free, meet);
           continue;
         }
         encoder::BvResult r = prover().witness(cond, jointPremises(base, free, dims));
         if (r.kind == encoder::BvVerdict::Holds) continue;  // the facts allow no such values
-        if (want) meets(free);
+        if (want) meets(free, meet);
         Binding b = fromModel(r.model, base, free, dims);
         auto x = ir::evaluate(*cond, env(b));
         if (r.kind != encoder::BvVerdict::Fails || !assumed(b) || !x || *x == 0) {
@@ -4811,21 +4841,15 @@ class BindingSearch {
       combinations_left_ = fmt::format("the slots of two views placed by a parameter, past {} pairs of slots "
                                        "(their whole rings run meeting and apart)",
                                        kMaxSlotPairs);
-    // Each outcome above is placed from the base alone. With a symbolic
-    // loop guardCombinations combines it with the guards' outcomes; without
-    // one nothing does, so two views that meet only where a guard on
-    // another parameter also holds (`if g == 777:` around one view's
-    // accesses) were never run together and exited 0 *checked* (review48,
-    // session 48). Until they are combined, such a schedule is left to the
-    // proof: unknown where it proves nothing.
-    if (overlaps_meet_ && !anyTripGoal() && combinations_left_.empty() && guardOutcomesBesideOverlaps())
-      combinations_left_ = "the views' overlaps combined with the guards' outcomes (no symbolic loop combines them)";
   }
-  bool guardOutcomesBesideOverlaps() const {
+  // The guards' outcomes that are not a whole-view overlap (GoalCollector::viewOverlapOutcomes).
+  std::vector<ExprPtr> guardOutcomesBesideOverlaps() const {
     const std::vector<ExprPtr> whole = viewOverlapConds(s_);
-    return std::any_of(outcomes_.begin(), outcomes_.end(), [&](const ExprPtr& o) {
-      return std::none_of(whole.begin(), whole.end(), [&](const ExprPtr& w) { return ir::sameExpr(*o, *w); });
-    });
+    std::vector<ExprPtr> out;
+    for (const ExprPtr& o : outcomes_)
+      if (std::none_of(whole.begin(), whole.end(), [&](const ExprPtr& w) { return ir::sameExpr(*o, *w); }))
+        out.push_back(o);
+    return out;
   }
 
   // Each vector of the guards' outcomes that the bindings give only with
