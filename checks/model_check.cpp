@@ -2089,7 +2089,7 @@ class BindingSearch {
             }
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
-    leastValues({&base1, &base2, &base3}, out);
+    extremeValues({&base1, &base2, &base3}, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
     jointTargets(base1, out);
     for (const Binding* base : {&base1, static_cast<const Binding*>(&base3)})
@@ -3284,6 +3284,7 @@ class BindingSearch {
     for (Goal& g : goals_) {
       if (!g.trip || dependsOnLoops(*g.expr)) continue;
       auto t = leastScannedTrip(base, *g.expr);
+      if (t && *t > 1) t = leastSolvedTrip(base, g.expr, *t);
       if (!t || *t <= 1) continue;
       std::set<int64_t> vals;
       for (int64_t x : g.values) vals.insert(x < *t ? *t + x : x);
@@ -3293,8 +3294,11 @@ class BindingSearch {
 
   // The least trip count (negative counts as 0) `e` takes with one
   // parameter it reads at each small allowed value (-64..64) or at its
-  // least allowed one (the others at `base`), or at the base itself; none
-  // where `e` is undefined there.
+  // least or greatest allowed one (the others at `base`), or at the base
+  // itself; none where `e` is undefined there. (A count that falls as its
+  // parameter grows, `101 - hit` under `hit <= 100`, is least at the
+  // greatest value: without it the targets 0 and 1 were shifted past 37,
+  // and a race at one chunk exited 0 *checked*: helper views49.)
   std::optional<int64_t> leastScannedTrip(const Binding& base, const ir::Expr& e) const {
     std::optional<int64_t> least = value(base, e);
     if (!least) return std::nullopt;
@@ -3302,7 +3306,8 @@ class BindingSearch {
       if (!dependsOnParam(e, p)) continue;
       std::vector<int64_t> vals;
       for (int64_t v = -64; v <= 64; ++v) vals.push_back(v);
-      if (std::optional<int64_t> v = leastAllowed(base, p)) vals.push_back(*v);
+      for (const bool least : {true, false})
+        if (std::optional<int64_t> v = extremeAllowed(base, p, least)) vals.push_back(*v);
       Binding b = base;
       for (int64_t v : vals) {
         b.params[p] = v;
@@ -3313,46 +3318,87 @@ class BindingSearch {
     return least;
   }
 
-  // The least allowed value of parameter p, the others at `base`: the first
-  // of -kExtremeScan..kExtremeScan the lm.assume facts allow; none where
-  // they allow -kExtremeScan (no bound below it) or none of them.
-  std::optional<int64_t> leastAllowed(const Binding& base, int p) const {
-    std::vector<int64_t> key{p};
+  // The least trip count below `scanned` (leastScannedTrip's) that `e`
+  // takes with one parameter it reads (and those facts tie to it) at any
+  // allowed value, the others at `base` (Z3): a count least between the
+  // values scanned (`max(hit - 500, 500 - hit) + 1` under `0 <= hit <=
+  // 1000`, one chunk at hit = 500 only) had its targets 0 and 1 shifted
+  // past 437, and a race at one chunk exited 0 *checked* (helper views49,
+  // session 49). Where Z3 cannot settle it, the targets stay shifted and
+  // unplaced() names the count, so the verdict is unknown.
+  int64_t leastSolvedTrip(const Binding& base, const ExprPtr& e, int64_t scanned) {
+    int64_t least = scanned;
+    const bool none[3] = {false, false, false};
+    for (int p : ints_) {
+      if (!dependsOnParam(*e, p)) continue;
+      std::set<int> free{p};
+      if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
+      const ExprPtr below = ir::makeExpr(ExprKind::Lt, {e, ir::makeConst(least)});
+      const std::vector<ExprPtr> premises = jointPremises(base, free, none);
+      encoder::BvResult r = prover().witness(below, premises);
+      if (r.kind == encoder::BvVerdict::Holds) continue;
+      if (r.kind == encoder::BvVerdict::Fails) r = prover().smallestWitness(below, {e}, premises);
+      std::optional<int64_t> x;
+      if (r.kind == encoder::BvVerdict::Fails) {
+        const Binding b = fromModel(r.model, base, free, none);
+        if (assumed(b)) x = value(b, *e);
+      }
+      if (!x || *x >= least) {
+        unplaced_.insert(fmt::format("the least trip count of `{}` below {} ({})", ir::exprToString(*e, s_), least,
+                                     r.kind == encoder::BvVerdict::Fails ? "the solver's values do not give it"
+                                                                         : r.detail));
+        continue;
+      }
+      least = std::max<int64_t>(*x, 0);
+    }
+    return least;
+  }
+
+  // The least (or, `least` false, greatest) allowed value of parameter p,
+  // the others at `base`: the first of -kExtremeScan..kExtremeScan (or
+  // kExtremeScan..-kExtremeScan) the lm.assume facts allow; none where they
+  // allow the scan's first value (no bound on that side) or none of them.
+  std::optional<int64_t> extremeAllowed(const Binding& base, int p, bool least) const {
+    std::vector<int64_t> key{p, least};
     for (const auto& [q, v] : base.params) key.insert(key.end(), {q, v});
     key.insert(key.end(), std::begin(base.block_idx), std::end(base.block_idx));
     key.insert(key.end(), std::begin(base.grid_dim), std::end(base.grid_dim));
-    if (auto it = least_allowed_.find(key); it != least_allowed_.end()) return it->second;
-    return least_allowed_[key] = scanLeastAllowed(base, p);
+    if (auto it = extreme_allowed_.find(key); it != extreme_allowed_.end()) return it->second;
+    return extreme_allowed_[key] = scanExtremeAllowed(base, p, least);
   }
-  std::optional<int64_t> scanLeastAllowed(const Binding& base, int p) const {
+  std::optional<int64_t> scanExtremeAllowed(const Binding& base, int p, bool least) const {
     Binding b = base;
-    for (int64_t v = -kExtremeScan; v <= kExtremeScan; ++v) {
+    const int64_t first = least ? -kExtremeScan : kExtremeScan, step = least ? 1 : -1;
+    for (int64_t v = first; v * step <= kExtremeScan; v += step) {
       b.params[p] = v;
-      if (assumed(b)) return v == -kExtremeScan ? std::nullopt : std::optional<int64_t>(v);
+      if (assumed(b)) return v == first ? std::nullopt : std::optional<int64_t>(v);
     }
     return std::nullopt;
   }
 
-  // Each parameter a goal reads at its least allowed value, from each base
-  // (one parameter at a time, as its goals' targets are placed): a race
-  // or deadlock that needs one parameter at its extreme (`hit = 0` with
-  // `hit >= 0`: a guard `i == hit` on the first chunk, a count `n - 2`
-  // that is 0) is met there, whatever the base took it at (helper cover48).
-  void leastValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
+  // Each parameter a goal reads at its least and at its greatest allowed
+  // value, from each base (one parameter at a time, as its goals' targets
+  // are placed): a race or deadlock that needs one parameter at its
+  // extreme (`hit = 0` with `hit >= 0`: a guard `i == hit` on the first
+  // chunk, a count `n - 2` that is 0, helper cover48; `hit = 100` with `hit
+  // <= 100`: a count `101 - hit` that is 1, helper views49) is met there,
+  // whatever the base took it at.
+  void extremeValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
     for (int p : ints_) {
       const bool read = std::any_of(goals_.begin(), goals_.end(), [&](const Goal& g) { return dependsOnParam(*g.expr, p); });
       if (!read) continue;
       for (const Binding* base : bases)
-        if (std::optional<int64_t> v = leastAllowed(*base, p); v && *v != base->params.at(p)) {
-          Binding b = *base;
-          b.params[p] = *v;
-          out.push_back(std::move(b));
-        }
+        for (const bool least : {true, false})
+          if (std::optional<int64_t> v = extremeAllowed(*base, p, least); v && *v != base->params.at(p)) {
+            Binding b = *base;
+            b.params[p] = *v;
+            out.push_back(std::move(b));
+          }
     }
   }
-  static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for a least allowed one
-  // (leastAllowed's answers by the base's parameters and the parameter)
-  mutable std::map<std::vector<int64_t>, std::optional<int64_t>> least_allowed_;
+  static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for an extreme allowed one
+  // (extremeAllowed's answers by the parameter, the side and the base)
+  mutable std::map<std::vector<int64_t>, std::optional<int64_t>> extreme_allowed_;
 
   int64_t weight(const Binding& b) const {
     int64_t w = 0;
