@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -3383,7 +3384,12 @@ class BindingSearch {
   // chunk, a count `n - 2` that is 0, helper cover48; `hit = 100` with `hit
   // <= 100`: a count `101 - hit` that is 1, helper views49) is met there,
   // whatever the base took it at.
+  // A greatest value runs where no trip count there exceeds the largest the
+  // bindings so far give it (withinTrips): `B <= 1024` tiles at B = 1024
+  // spent a persistent kmeans kernel's whole bounded check, and its
+  // trip counts' own targets and laps stand for counts that large.
   void extremeValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
+    const std::vector<int64_t> most = largestTrips(out);
     for (int p : ints_) {
       const bool read = std::any_of(goals_.begin(), goals_.end(), [&](const Goal& g) { return dependsOnParam(*g.expr, p); });
       if (!read) continue;
@@ -3392,9 +3398,24 @@ class BindingSearch {
           if (std::optional<int64_t> v = extremeAllowed(*base, p, least); v && *v != base->params.at(p)) {
             Binding b = *base;
             b.params[p] = *v;
-            out.push_back(std::move(b));
+            if (least || withinTrips(b, most)) out.push_back(std::move(b));
           }
     }
+  }
+  // The largest value each trip goal takes in `bs` (INT64_MIN where none).
+  std::vector<int64_t> largestTrips(const std::vector<Binding>& bs) const {
+    std::vector<int64_t> most(goals_.size(), std::numeric_limits<int64_t>::min());
+    for (size_t i = 0; i < goals_.size(); ++i)
+      if (goals_[i].trip)
+        for (const Binding& b : bs)
+          if (std::optional<int64_t> x = value(b, *goals_[i].expr)) most[i] = std::max(most[i], *x);
+    return most;
+  }
+  bool withinTrips(const Binding& b, const std::vector<int64_t>& most) const {
+    for (size_t i = 0; i < goals_.size(); ++i)
+      if (goals_[i].trip)
+        if (std::optional<int64_t> x = value(b, *goals_[i].expr); x && *x > most[i]) return false;
+    return true;
   }
   static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for an extreme allowed one
   // (extremeAllowed's answers by the parameter, the side and the base)
