@@ -18,10 +18,8 @@
 
 #include <string>
 
-#include "checks/check.h"
-#include "checks/model_check.h"
 #include "find_pattern_form.h"
-#include "test_util.h"
+#include "model_check_run.h"
 
 namespace views49_test {
 
@@ -88,31 +86,9 @@ def slices(lm, Src: LM.tma2d, Dst: LM.tma2d, g: LM.i32, off: LM.i32, n: LM.i32)"
   }
 };
 
-struct Outcome {
-  cake::ir::DiagnosticSink sink;
-  std::vector<cake::checks::PropertyVerdict> verdicts;
-  bool found(const std::string& rule) const {
-    for (const auto& f : sink.findings())
-      if (f.rule == rule) return true;
-    return false;
-  }
-  // The synchronization's verdict (one is given per schedule).
-  cake::checks::VerdictKind kind() const {
-    return verdicts.empty() ? cake::checks::VerdictKind::Unknown : verdicts[0].kind;
-  }
-  std::string detail() const { return verdicts.empty() ? "(no verdict)" : verdicts[0].detail; }
-};
-
+using Outcome = cake::testing::CheckRun;
 // `proof_ms` 0: the bounded check alone (its covering values decide).
-Outcome checkText(const std::string& text, int proof_ms) {
-  auto mod = cake::testing::compile(text);
-  Outcome r;
-  cake::checks::CheckOptions o;
-  o.proof_timeout_ms = proof_ms;
-  o.timeout_ms = 600000;  // the work budget decides, not the wall clock
-  cake::checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
-  return r;
-}
+Outcome checkText(const std::string& text, int proof_ms) { return cake::testing::runModelCheck(text, proof_ms); }
 Outcome check(const Form& f, int proof_ms) { return checkText(f.text(), proof_ms); }
 
 // The broken form races (found); its handshake twin is *checked*, no finding.
@@ -141,16 +117,16 @@ std::string findPattern(const std::string& hi, const std::string& count, const s
   return text;
 }
 
-// The race is found, at a value of `hit` in [lo, hi].
-void expectRaceAtHit(const std::string& text, int64_t lo, int64_t hi, int proof_ms) {
+// The race is found, at a value of `param` in [lo, hi].
+void expectRaceAt(const std::string& text, const std::string& param, int64_t lo, int64_t hi, int proof_ms) {
   const Outcome r = checkText(text, proof_ms);
   bool found = false;
   for (const auto& v : r.verdicts)
     if (v.kind == cake::checks::VerdictKind::Counterexample) {
-      const size_t at = v.detail.find("hit=");
+      const size_t at = v.detail.find(param + "=");
       if (at == std::string::npos) continue;
-      const int64_t hit = std::stoll(v.detail.substr(at + 4));
-      EXPECT_TRUE(hit >= lo && hit <= hi) << v.detail;
+      const int64_t x = std::stoll(v.detail.substr(at + param.size() + 1));
+      EXPECT_TRUE(x >= lo && x <= hi) << v.detail;
       found = true;
     }
   EXPECT_TRUE(found && r.found("sync.race")) << r.detail();
@@ -218,8 +194,9 @@ TEST(Views49, PastTheBoundTheVerdictStaysUnknown) {
 // too, and every parameter a goal reads also runs at it. The barrier kept:
 // proved as before.
 TEST(Views49, ACountThatFallsAsItsParameterGrowsRunsItsOneChunk) {
-  v49::expectRaceAtHit(v49::findPattern("100", "101 - hit", "100 - hit", false), 100, 100, 3000);
-  v49::expectRaceAtHit(v49::findPattern("1000", "(1000 - hit) // 100 + 1", "(1000 - hit) // 100", false), 901, 1000, 3000);
+  v49::expectRaceAt(v49::findPattern("100", "101 - hit", "100 - hit", false), "hit", 100, 100, 3000);
+  v49::expectRaceAt(v49::findPattern("1000", "(1000 - hit) // 100 + 1", "(1000 - hit) // 100", false), "hit", 901,
+                   1000, 3000);
   const v49::Outcome good = v49::checkText(v49::findPattern("100", "101 - hit", "100 - hit", true), 3000);
   EXPECT_TRUE(good.sink.findings().empty());
   EXPECT_EQ(good.kind(), cake::checks::VerdictKind::Proved) << good.detail();
@@ -231,8 +208,8 @@ TEST(Views49, ACountThatFallsAsItsParameterGrowsRunsItsOneChunk) {
 // *checked*). Below the scanned least, Z3 gives the least count a
 // parameter can take (leastSolvedTrip).
 TEST(Views49, ACountLeastBetweenItsExtremesRunsItsOneChunk) {
-  v49::expectRaceAtHit(v49::findPattern("1000", "max(hit - 500, 500 - hit) + 1", "max(hit - 500, 500 - hit)", false),
-                       500, 500, 3000);
+  v49::expectRaceAt(v49::findPattern("1000", "max(hit - 500, 500 - hit) + 1", "max(hit - 500, 500 - hit)", false),
+                    "hit", 500, 500, 3000);
 }
 
 // A guard that flips only at the greatest allowed value, where its goal's
@@ -241,26 +218,5 @@ TEST(Views49, ACountLeastBetweenItsExtremesRunsItsOneChunk) {
 // *checked* (`k in {0,1}`: exit 0 with --proof-timeout 0); it now runs k
 // at its greatest allowed value and finds the race there.
 TEST(Views49, AGuardFlippingAtTheGreatestValueIsRunThere) {
-  const std::string text = R"(@cake.schedule(target="sm_80")
-def gm(lm, Data: LM.gmem, Out: LM.gmem, hit: LM.i32):
-    lm.assume(hit >= 0)
-    lm.assume(hit <= 100)
-    pool   = lm.smem(256)
-    flag   = pool.view(offset=0, shape=(1, 2), dtype=lm.f32)
-    fv     = lm.regs(shape=(1, 2), dtype=lm.f32)
-    sgs    = lm.role(warps=[0, 1, 2, 3], group=1)
-    wgroup = lm.named_barrier(roles=[sgs])
-    with sgs:
-        w = lm.instance()
-        for t in lm.range(0, 4):
-            if w == 1:
-                lm.copy(fv, Data, coords=(t, 0))
-                lm.copy(flag[0], fv)
-            if (hit * 7) % 701 != 700:
-                lm.sync(wgroup)
-            lm.copy(fv, flag[0])
-            lm.sync(wgroup)
-        lm.copy(Out, fv, coords=(0, 2 * w))
-)";
-  v49::expectRaceAtHit(text, 100, 100, 0);
+  v49::expectRaceAt(cake::testing::flagGuardForm("(k * 7) % 701 != 700", "100"), "k", 100, 100, 0);
 }
