@@ -3331,7 +3331,7 @@ class BindingSearch {
     int64_t least = scanned;
     const bool none[3] = {false, false, false};
     for (int p : ints_) {
-      if (!dependsOnParam(*e, p)) continue;
+      if (!dependsOnParam(*e, p) || scannedAtItsLeast(base, *e, p)) continue;
       std::set<int> free{p};
       if (auto it = ties_.find(p); it != ties_.end()) free.insert(it->second.begin(), it->second.end());
       const ExprPtr below = ir::makeExpr(ExprKind::Lt, {e, ir::makeConst(least)});
@@ -3353,6 +3353,69 @@ class BindingSearch {
       least = std::max<int64_t>(*x, 0);
     }
     return least;
+  }
+
+  // Whether leastScannedTrip took `e` at its least over p's allowed values
+  // (the others at `base`): `e` never decreases as p grows and was defined
+  // at p's least allowed value, or never increases and was defined at its
+  // greatest (a persistent kernel's `lm.cdiv(max(tiles - lm.block_idx(0),
+  // 0), lm.grid_dim(0)) + 1`: Z3's query that no lower count exists cost
+  // 0.7 s). A parameter facts tie to others is left to Z3.
+  bool scannedAtItsLeast(const Binding& base, const ir::Expr& e, int p) const {
+    if (ties_.count(p)) return false;
+    const std::optional<int> dir = directionIn(e, p, base);
+    if (!dir) return false;
+    if (*dir == 0) return true;
+    const std::optional<int64_t> extreme = extremeAllowed(base, p, *dir > 0);
+    if (!extreme) return false;
+    Binding b = base;
+    b.params[p] = *extreme;
+    return value(b, e).has_value();
+  }
+  // How `e` moves as parameter p grows, the other symbols at `base`: 1 never
+  // decreases, -1 never increases, 0 does not read p, none where the form
+  // does not say. A factor or divisor that does not read p is valued at the
+  // base, where the query it spares pins it.
+  std::optional<int> directionIn(const ir::Expr& e, int p, const Binding& base) const {
+    if (!dependsOnParam(e, p)) return 0;
+    const auto arg = [&](size_t i) -> std::optional<int> {
+      return e.args.size() > i && e.args[i] ? directionIn(*e.args[i], p, base) : std::nullopt;
+    };
+    const auto flip = [](std::optional<int> d) { return d ? std::optional<int>(-*d) : d; };
+    const auto both = [](std::optional<int> a, std::optional<int> b) -> std::optional<int> {
+      if (!a || !b) return std::nullopt;
+      if (*a == 0) return b;
+      if (*b == 0 || *a == *b) return a;
+      return std::nullopt;
+    };
+    // (the other operand valued at the base where one reads no p)
+    const auto constant = [&](size_t i) -> std::optional<int64_t> {
+      if (e.args.size() != 2 || !e.args[0] || !e.args[1] || dependsOnParam(*e.args[i], p)) return std::nullopt;
+      return value(base, *e.args[i]);
+    };
+    switch (e.kind) {
+      case ExprKind::Param: return 1;  // (p itself: it reads p)
+      case ExprKind::Neg: return flip(arg(0));
+      case ExprKind::Add:
+      case ExprKind::Min:
+      case ExprKind::Max: {
+        std::optional<int> d = 0;
+        for (size_t i = 0; i < e.args.size(); ++i) d = both(d, arg(i));
+        return d;
+      }
+      case ExprKind::Sub: return e.args.size() == 2 ? both(arg(0), flip(arg(1))) : std::nullopt;
+      case ExprKind::Mul:
+        for (size_t i : {0, 1})
+          if (const std::optional<int64_t> k = constant(i)) return *k >= 0 ? arg(1 - i) : flip(arg(1 - i));
+        return std::nullopt;
+      case ExprKind::FloorDiv:
+      case ExprKind::CDiv: {
+        const std::optional<int64_t> k = constant(1);
+        if (!k || *k == 0) return std::nullopt;
+        return *k > 0 ? arg(0) : flip(arg(0));
+      }
+      default: return std::nullopt;
+    }
   }
 
   // The least (or, `least` false, greatest) allowed value of parameter p,
