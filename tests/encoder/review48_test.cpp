@@ -12,38 +12,12 @@
 
 #include <string>
 
-#include "checks/check.h"
-#include "checks/model_check.h"
-#include "test_util.h"
+#include "model_check_run.h"
 
 namespace review48_test {
 
-struct Outcome {
-  cake::ir::DiagnosticSink sink;
-  std::vector<cake::checks::PropertyVerdict> verdicts;
-  bool found(const std::string& rule) const {
-    for (const auto& f : sink.findings())
-      if (f.rule == rule) return true;
-    return false;
-  }
-  // Exits 0: no finding and a verdict of proved or checked.
-  bool passes() const {
-    if (!sink.findings().empty()) return false;
-    for (const auto& v : verdicts)
-      if (v.kind != cake::checks::VerdictKind::Proved && v.kind != cake::checks::VerdictKind::Checked) return false;
-    return true;
-  }
-};
-
-Outcome checkText(const std::string& text) {
-  auto mod = cake::testing::compile(text);
-  Outcome r;
-  cake::checks::CheckOptions o;
-  o.proof_timeout_ms = 3000;
-  o.timeout_ms = 600000;  // the work budget decides, not the wall clock
-  cake::checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
-  return r;
-}
+using Outcome = cake::testing::CheckRun;
+Outcome checkText(const std::string& text) { return cake::testing::runModelCheck(text, 3000); }
 
 // Two warps refilling one TMA box each: `mid` at 102400 bytes, `mine` at
 // MINE_OFFSET with MINE_ROWS rows; warp b's accesses under GUARD.
@@ -80,29 +54,7 @@ def slices(lm, Src: LM.tma2d, Dst: LM.tma2d, )" + params + R"():
 
 // Warp 1 writes a flag its warpgroup reads after a named barrier that
 // every warp skips where GUARD fails: a race at those k only.
-std::string flagGuard(const std::string& guard) {
-  return R"(@cake.schedule(target="sm_80")
-def gm(lm, Data: LM.gmem, Out: LM.gmem, k: LM.i32):
-    lm.assume(k >= 0)
-    lm.assume(k <= 100000)
-    pool   = lm.smem(256)
-    flag   = pool.view(offset=0, shape=(1, 2), dtype=lm.f32)
-    fv     = lm.regs(shape=(1, 2), dtype=lm.f32)
-    sgs    = lm.role(warps=[0, 1, 2, 3], group=1)
-    wgroup = lm.named_barrier(roles=[sgs])
-    with sgs:
-        w = lm.instance()
-        for t in lm.range(0, 4):
-            if w == 1:
-                lm.copy(fv, Data, coords=(t, 0))
-                lm.copy(flag[0], fv)
-            if )" + guard + R"(:
-                lm.sync(wgroup)
-            lm.copy(fv, flag[0])
-            lm.sync(wgroup)
-        lm.copy(Out, fv, coords=(0, 2 * w))
-)";
-}
+std::string flagGuard(const std::string& guard) { return cake::testing::flagGuardForm(guard, "100000"); }
 
 }  // namespace review48_test
 

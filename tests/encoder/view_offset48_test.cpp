@@ -13,11 +13,8 @@
 
 #include <string>
 
-#include "checks/check.h"
-#include "checks/model_check.h"
-#include "test_util.h"
+#include "model_check_run.h"
 
-using cake::testing::compile;
 
 namespace view_offset48_test {
 
@@ -56,26 +53,9 @@ def slices(lm, Src: LM.tma2d, Dst: LM.tma2d, n: LM.i32, off: LM.i32):
 )";
 }
 
-struct Result {
-  cake::ir::DiagnosticSink sink;
-  std::vector<cake::checks::PropertyVerdict> verdicts;
-};
-
-Result check(const std::string& text, unsigned proof_timeout_ms) {
-  auto mod = compile(text);
-  Result r;
-  cake::checks::CheckOptions o;
-  o.proof_timeout_ms = proof_timeout_ms;
-  o.timeout_ms = 600000;  // the work budget decides, not the wall clock
-  cake::checks::runModelChecker(mod.schedules[0], o, r.sink, r.verdicts);
-  return r;
-}
-
-const cake::ir::Finding* race(const Result& r) {
-  for (const auto& f : r.sink.findings())
-    if (f.rule == "sync.race") return &f;
-  return nullptr;
-}
+using Result = cake::testing::CheckRun;
+Result check(const std::string& text, unsigned proof_timeout_ms) { return cake::testing::runModelCheck(text, proof_timeout_ms); }
+const cake::ir::Finding* race(const Result& r) { return r.finding("sync.race"); }
 
 }  // namespace view_offset48_test
 
