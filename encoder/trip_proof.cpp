@@ -6709,6 +6709,15 @@ struct PGrid {
   // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
   // `shape`), as presByRingStart built it (tailsByRingStart reads them)
   std::vector<std::vector<TileShape>> pre_shapes;
+  // ring_gen_shift[p][{x, t, ring index, statement, access}]: in the grid
+  // whose tiles start at x (presByRingStart), the generation of a read that
+  // the grid aligned through the ring position, in p's K iteration at that
+  // ring index of tile t, minus the grid's (nullopt where two reads of the
+  // statement there differ by different amounts). tailsByRingStart lets the
+  // tail grids at x and at 0 differ by it (docs/z3.md "Ring generations
+  // compared by the far grids' shift").
+  using RingGenKey = std::tuple<int64_t, int64_t, int64_t, const ir::Stmt*, size_t>;
+  std::vector<std::map<RingGenKey, std::optional<int64_t>>> ring_gen_shift;
   // Every tile's length is a multiple of len_multiple (the lm.assume facts:
   // `K % 4 == 0`; a divisor of the ring period Pg, so that every ring
   // shift keeps a ring position's residue): every tile starts and ends at
@@ -12276,6 +12285,34 @@ void lastTilesByRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
   for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget, with_first);
 }
 
+// Notes PGrid::ring_gen_shift for p's tile t in the grid whose tiles start
+// at x (xp, shape xsh), whose K iterations presByRingStart found the grid's
+// besides the aligned fields: per read of a view the grid aligned for p
+// (its generation one of those fields), how far its generation lies from
+// the grid's at the same ring index. An iteration of another length (an
+// iteration 0 that is a first copy of its own) or an instruction of another
+// statement notes nothing: a tail grid's read there is compared exactly.
+void noteRingGenShifts(PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
+                       const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t x) {
+  if (!g.counters || p >= g.aligned.reads.size() || g.aligned.reads[p].empty()) return;
+  auto& shifts = g.ring_gen_shift[p];
+  for (int64_t k = 0; k + x < g.Wg; ++k) {
+    const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+    if (a1 - a0 != m1 - m0) continue;
+    for (int q = 0; q < a1 - a0; ++q) {
+      const Instr &u = xp[static_cast<size_t>(a0 + q)], &v = mp[static_cast<size_t>(m0 + q)];
+      if (!u.stmt || u.stmt != v.stmt || u.accesses.size() != v.accesses.size()) continue;
+      for (size_t i = 0; i < u.accesses.size(); ++i) {
+        const Access &au = u.accesses[i], &av = v.accesses[i];
+        if (au.write || au.view < 0 || au.view != av.view || !g.aligned.reads[p].count(au.view)) continue;
+        const PGrid::RingGenKey key{x, t, k + x, u.stmt, i};
+        const auto [it, fresh] = shifts.try_emplace(key, au.gen - av.gen);
+        if (!fresh && it->second != au.gen - av.gen) it->second.reset();
+      }
+    }
+  }
+}
+
 // The parts before the K loop per ring start (docs/z3.md "A per-tile
 // prologue that moves with the ring"): a part that moves with the ring
 // (pre_moves, gridCounts: a prologue loading `t * K + li`) reads the tile's
@@ -12303,6 +12340,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
                                                               std::vector<char>(static_cast<size_t>(g.Wg) + 1, 0)));
   g.pre_shapes.assign(static_cast<size_t>(g.Wg) + 1, {});
   g.pre_grids.assign(static_cast<size_t>(g.Wg) + 1, {});
+  g.ring_gen_shift.assign(P, {});
   auto has = [](const std::vector<char>& v, size_t p) { return p < v.size() && v[p]; };
   for (size_t p = 0; p < P; ++p)
     if (g.pre_moves[p] && (g.shape[p].step > 1 || has(g.post_x, p) || has(g.first_x, p)))
@@ -12365,6 +12403,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
                                  name, x));
         g.pre_marker_moves[p][t][x] = moves;
         requireAlignedAtRingStart(g, p, x, exact, moves);
+        noteRingGenShifts(g, p, xp, xs, mp, sh, t, x);
         bool same = xs.tile_start[t + 1] - xs.head[t][g.Wg] == sh.tile_start[t + 1] - sh.head[t][g.Wg];
         for (int q = 0; same && xs.head[t][g.Wg] + q < xs.tile_start[t + 1]; ++q)
           same = sameBesidesLoops(xp[xs.head[t][g.Wg] + q], mp[sh.head[t][g.Wg] + q]);
@@ -13233,6 +13272,31 @@ void setUpFirstTails(PGrid& g, bool first) {
   for (size_t p = 0; p < P; ++p) g.first_tail_x[p] = p < g.tail_x.size() && g.tail_x[p];
 }
 
+// `a` (p's K iteration at ring index gi of tile t in the tail grid whose
+// tiles start at x) is `b` (the same in the tail grid whose tiles start at
+// 0) but for the loop values and the generations of reads the grid aligned
+// through the ring position, each lying from b's where the same read's lies
+// from the grid's in the grid whose tiles start at x (PGrid::ring_gen_shift:
+// both differences are the history of tile 0 before x, which no run's tile
+// has; docs/z3.md "Ring generations compared by the far grids' shift").
+bool sameBesidesRingGenShift(const PGrid& g, size_t p, const Instr& a, const Instr& b, int64_t x, int64_t t,
+                             int64_t gi, const ir::Schedule& s) {
+  if (!a.stmt || a.stmt != b.stmt || a.accesses.size() != b.accesses.size() || p >= g.ring_gen_shift.size())
+    return false;
+  Instr y = a;
+  bool shifted = false;
+  for (size_t i = 0; i < y.accesses.size(); ++i) {
+    Access& u = y.accesses[i];
+    const Access& v = b.accesses[i];
+    if (u.write || u.view < 0 || u.view != v.view || u.gen == v.gen) continue;
+    const auto f = g.ring_gen_shift[p].find(PGrid::RingGenKey{x, t, gi, a.stmt, i});
+    if (f == g.ring_gen_shift[p].end() || !f->second || u.gen - v.gen != *f->second) return false;
+    u.gen = v.gen;
+    shifted = true;
+  }
+  return shifted && (sameBesidesLoops(y, b) || sameButViewWrittenBesidesLoops(y, b, s));
+}
+
 // The copies near the tile's end (tailIterations) of a process whose part
 // before the K loop moves with the ring (presByRingStart; docs/z3.md
 // "Copies per ring start and near the tile's end together"). Both kinds of
@@ -13275,12 +13339,15 @@ void tailsByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, i
     else alignStageWritesToTheRing(sys, shapes, g.Wt, g.Wg);
     return std::make_pair(std::move(sys), std::move(shapes));
   };
-  auto sameRange = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
+  // (`shifted`: what else a K iteration's instruction may differ by)
+  auto sameRange = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1,
+                       const std::function<bool(const Instr&, const Instr&)>& shifted = {}) {
     if (a1 - a0 != b1 - b0) return false;
-    for (int q = 0; q < a1 - a0; ++q)
-      if (!sameBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)]) &&
-          !sameButViewWrittenBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)], s))
+    for (int q = 0; q < a1 - a0; ++q) {
+      const Instr &u = a[static_cast<size_t>(a0 + q)], &v = b[static_cast<size_t>(b0 + q)];
+      if (!sameBesidesLoops(u, v) && !sameButViewWrittenBesidesLoops(u, v, s) && !(shifted && shifted(u, v)))
         return false;
+    }
     return true;
   };
   for (size_t d = 0; d < tails.size(); ++d) {
@@ -13313,7 +13380,8 @@ void tailsByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, i
           if (!samePreBesidesRenamedReads(g, p, xp, sx.tile_start[t], sx.head[t][0], pre))
             refuse(fmt::format("the part before the K loop of tile {}", t));
           for (int64_t k = k0; k + x < g.Wg; ++k)
-            if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1]))
+            if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1],
+                           [&](const Instr& a, const Instr& b) { return sameBesidesRingGenShift(g, p, a, b, x, t, k + x, s); }))
               refuse(fmt::format("the K iteration at ring index {} of tile {}", k + x, t));
           if (!sameRange(xp, sx.head[t][g.Wg], sx.tile_start[t + 1], mp, sh.head[t][g.Wg], sh.tile_start[t + 1]))
             refuse(fmt::format("the part after the K loop of tile {}", t));
