@@ -465,6 +465,19 @@ class GoalCollector {
   std::map<int, SymbolicLoop> symbolic_vars_;  // loop var of an enclosing loop with a symbolic bound
   // loop var of an enclosing loop with constant bounds -> its values
   std::map<int, std::vector<int64_t>> constant_vars_;
+  // A loop that neither reads a parameter in its bounds nor is a constant
+  // loop of at most kConstantLoopCap values (constant_vars_): one of
+  // constant bounds past the cap, or one whose bounds read lm.instance()
+  // (`lm.range(0, lm.instance() + 3)`). Its values per instance of the
+  // role (one list where the bounds read no instance); past the cap its
+  // first and last value only (`partial`).
+  struct UnlistedLoop {
+    bool per_instance = false;
+    std::vector<std::vector<int64_t>> values;  // per instance (one list where !per_instance)
+    bool partial = false;
+  };
+  // loop var of an enclosing unlisted loop (unlistedLoopValues) -> its values
+  std::map<int, UnlistedLoop> unlisted_vars_;
   static constexpr size_t kConstantLoopCap = 64;
   // The guard copy (constantLoopCopies) whose parts loopGuardPart is
   // placing: a flip goal keeps it alive (FlipGoal::cond points into it).
@@ -532,13 +545,17 @@ class GoalCollector {
           instanceTripGoals(trip);  // after: symbolic_vars_ names the trip goal by its index
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
+        } else if (auto valued = unlistedLoopValues(st)) {
+          unlisted_vars_[st.loop_var] = std::move(*valued);
         }
         block(st.body);
         if (symbolic) symbolic_vars_.erase(st.loop_var);
         constant_vars_.erase(st.loop_var);
+        unlisted_vars_.erase(st.loop_var);
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
+        if (st.cond) unlistedLoopGuard(st.cond, st.range);
         if (st.cond) loopGuard(*st.cond, st.range);
         if (st.cond && dependsOnLoops(*st.cond)) innerAtoms(st.cond);
         if (st.cond) path_.push_back(st.cond);
@@ -744,6 +761,83 @@ class GoalCollector {
     const SymbolicLoop& l = it->second;
     const std::optional<int64_t> step = ir::constValue(l.step);
     return step && *step >= 1 && !dependsOnLoops(*l.lo) && !dependsOnLoops(*goals[l.goal].expr);
+  }
+  std::optional<UnlistedLoop> unlistedLoopValues(const Stmt& st) const {
+    const auto bound = [](const ExprPtr& e) {
+      return !e || !ir::exprUses(*e, {ExprKind::Param, ExprKind::LoopVar, ExprKind::BlockIdx, ExprKind::GridDim});
+    };
+    if (!st.lo || !st.hi || !bound(st.lo) || !bound(st.hi) || !bound(st.step)) return std::nullopt;
+    UnlistedLoop out;
+    for (const ExprPtr& e : {st.lo, st.hi, st.step})
+      out.per_instance = out.per_instance || (e && ir::exprUses(*e, {ExprKind::Instance}));
+    for (int i = 0; i < (out.per_instance ? instances_ : 1); ++i) {
+      Stmt at = st;
+      for (ExprPtr* e : {&at.lo, &at.hi, &at.step})
+        if (*e) *e = substituteInstance(*e, i);
+      if (auto v = constantLoopValues(at)) {
+        out.values.push_back(std::move(*v));
+      } else if (auto ends = constantLoopEnds(at)) {
+        out.values.push_back({ends->first, ends->second});
+        out.partial = true;
+      } else {
+        out.values.emplace_back();  // (no iteration, or no constant values)
+      }
+    }
+    return out;
+  }
+  // A guard that reads a parameter and the variable of an unlisted loop
+  // (`if t + k == 779:` in `for t in lm.range(0, 100)`, or in one bounded
+  // by lm.instance()): guard() places a guard's copies per value of the
+  // constant loops only, so `k` ran at its base alone and a race where the
+  // guard is taken exited 0 *checked* (helper sound49). Its copies per
+  // value (per instance where the loop's bounds read it) are guards on the
+  // parameters alone; past kConstantLoopCap values its copies at the loop's
+  // first and last values (where an affine guard's outcome over the loop
+  // flips) are placed and the guard is named: the values do not take every
+  // iteration's flip, so the verdict is unknown, never *checked*.
+  void unlistedLoopGuard(const ExprPtr& c, const ir::SourceRange& where) {
+    if (!dependsOnParams(*c)) return;
+    bool reads = false, partial = false, per_instance = false;
+    for (const auto& [var, loop] : unlisted_vars_)
+      if (ir::dependsOnLoopVar(*c, var)) {
+        reads = true;
+        partial = partial || loop.partial;
+        per_instance = per_instance || loop.per_instance;
+      }
+    if (!reads) return;
+    std::vector<ExprPtr> copies;
+    for (int i = 0; i < (per_instance ? instances_ : 1); ++i) {
+      std::vector<ExprPtr> at{per_instance ? substituteInstance(c, i) : c};
+      for (const auto& [var, loop] : unlisted_vars_) {
+        if (!ir::dependsOnLoopVar(*c, var)) continue;
+        const std::vector<int64_t>& values = loop.values[loop.per_instance ? static_cast<size_t>(i) : 0];
+        std::vector<ExprPtr> next;
+        for (const ExprPtr& x : at)
+          for (int64_t v : values) next.push_back(substituteLoopVar(x, var, ir::makeConst(v)));
+        at = std::move(next);
+      }
+      copies.insert(copies.end(), at.begin(), at.end());
+    }
+    if (copies.size() > 4 * kConstantLoopCap) {
+      copies.clear();
+      partial = true;
+    }
+    for (const ExprPtr& x : copies)
+      if (!dependsOnLoops(*x)) guard(x);
+    if (partial)
+      uncover(where, *c, fmt::format("reads a parameter and the variable of a loop of more than {} iterations "
+                                     "(its flips at the loop's first and last values are placed, not every "
+                                     "iteration's)",
+                                     kConstantLoopCap));
+  }
+  // The first and last values of a loop with constant bounds and step that
+  // runs at least one iteration.
+  static std::optional<std::pair<int64_t, int64_t>> constantLoopEnds(const Stmt& st) {
+    auto lo = ir::constValue(st.lo), hi = ir::constValue(st.hi);
+    auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!lo || !hi || !step || *step == 0 || (*step > 0 ? *lo >= *hi : *lo <= *hi)) return std::nullopt;
+    const int64_t n = (*hi - *lo + *step + (*step > 0 ? -1 : 1)) / *step;  // iterations
+    return std::pair{*lo, *lo + (n - 1) * *step};
   }
   // The values of a loop with constant bounds and step, when there are at
   // most kConstantLoopCap of them.

@@ -1,0 +1,126 @@
+// Session 49's soundness review (helper sound49, docs/z3.md "Soundness
+// review, session 49"): broken schedules aimed at the paths session 48
+// added. Two holes of the bounded check's covering values, each a broken
+// schedule that exited 0 *checked* on main:
+// * a slot operand that reads a parameter (`buf[N]`) names slot N % S, and
+//   the operand's targets (0, 1, 2, S-1, S, S+1, 2S, 2S+1) give residues 0,
+//   1, 2 and S - 1 only, and only where the operand reaches them with a
+//   unit step: a write of `buf[N]` racing a read of `buf[4]` of an 8-stage
+//   ring was never run at N = 4 (GoalCollector::residueGoals);
+// * a slice bound that reads a parameter moves the access into another
+//   view's bytes (`va[0][:, 0:S]` at byte 1808 reaches the view at 2048 from
+//   S = 61 on): the covering values placed crossings of one view's slices
+//   only and ran S in {1,2,3} (GoalCollector::sliceEdgesInThePool).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cover_kernels.h"
+#include "test_util.h"
+
+using cake::testing::replace;
+
+namespace sound49_test {
+
+// Two warps: warp 0 stages a slot of `buf` (`stages` deep) and both meet at
+// a barrier; warp 1 then reads slot `read` while warp 0 writes slot `write`
+// (WRITE: the statement, so a loop can stand there), N in [1, 4096].
+std::string slotRace(int stages, const std::string& read, const std::string& write) {
+  std::string text = R"(@cake.schedule(target="sm_80")
+def slots(lm, Data: LM.gmem, Out: LM.gmem, N: LM.i32):
+    lm.assume(N >= 1)
+    lm.assume(N <= 4096)
+    pool = lm.smem(POOL)
+    buf  = pool.view(offset=0, shape=(1, 64), dtype=lm.f32, stages=STAGES)
+    r    = lm.regs(shape=(1, 64), dtype=lm.f32)
+    ws   = lm.role(warps=[0, 1], group=1)
+    nb   = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        if w == 0:
+            lm.copy(r, Data, coords=(0, 0))
+            lm.copy(buf[READ], r)
+        lm.sync(nb)
+        if w == 1:
+            lm.copy(r, buf[READ])
+            lm.copy(Out, r, coords=(0, 0))
+        if w == 0:
+WRITE)";
+  text = replace(text, "POOL", std::to_string(256 * stages));
+  text = replace(text, "STAGES", std::to_string(stages));
+  text = replace(text, "READ", read);
+  text = replace(text, "READ", read);
+  return replace(text, "WRITE", write);
+}
+std::string writeSlot(const std::string& slot) { return "            lm.copy(buf[" + slot + "], r)\n"; }
+
+// Two views of one pool: warp 1 stages `vb` (at byte 2048) and reads it
+// after the barrier; warp 0 writes the first S floats of `va` (at byte
+// `va_at`, 256 floats) after it too (or, `synced`, after a second barrier).
+// `facts`: the lm.assume lines beside S's range.
+std::string sliceReach(const std::string& va_at, const std::string& params, const std::string& facts, bool synced) {
+  return R"(@cake.schedule(target="sm_80")
+def views(lm, Data: LM.gmem, Out: LM.gmem)" + params + R"(S: LM.i32):
+)" + facts + R"(    lm.assume(S >= 1)
+    lm.assume(S <= 64)
+    pool = lm.smem(4096)
+    va   = pool.view(offset=)" + va_at + R"(, shape=(1, 256), dtype=lm.f32)
+    vb   = pool.view(offset=2048, shape=(1, 256), dtype=lm.f32)
+    r    = lm.regs(shape=(1, 256), dtype=lm.f32)
+    ws   = lm.role(warps=[0, 1], group=1)
+    nb   = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        if w == 1:
+            lm.copy(r, Data, coords=(0, 0))
+            lm.copy(vb[0], r)
+        lm.sync(nb)
+        if w == 1:
+            lm.copy(r, vb[0])
+            lm.copy(Out, r, coords=(0, 0))
+)" + (synced ? "        lm.sync(nb)\n" : "") +
+         R"(        if w == 0:
+            lm.copy(r[:, 0:S], Data, coords=(1, 0))
+            lm.copy(va[0][:, 0:S], r[:, 0:S])
+)";
+}
+
+void expectRace(const std::string& text, const char* what) {
+  const cake::testing::cover::BoundedVerdict v = cake::testing::cover::boundedVerdict(text);
+  EXPECT_TRUE(v.rules.count("sync.race")) << "UNSOUND: " << what << " is not found:\n" << text;
+}
+void expectCleanAndChecked(const std::string& text, const char* what) {
+  const cake::testing::cover::BoundedVerdict v = cake::testing::cover::boundedVerdict(text);
+  EXPECT_TRUE(v.rules.empty() && !v.unknown) << what << ": a correct twin is no longer clean and checked:\n" << text;
+}
+
+}  // namespace sound49_test
+
+namespace s49 = sound49_test;
+
+// A write of slot `e` racing a read of slot r: met only where e % S == r.
+// Main ran N in {1,7,8,9,16,17} for `buf[N]` (8 stages) and {1,2,3,6,7} for
+// `buf[N + 2]` (4 stages) and exited 0 *checked* on every broken form.
+TEST(Sound49, ASlotAtEveryResidueOfItsRingIsRun) {
+  s49::expectRace(s49::slotRace(8, "4", s49::writeSlot("N")), "buf[N] against buf[4] of 8 stages (N = 4)");
+  s49::expectRace(s49::slotRace(8, "4", s49::writeSlot("3 * N")), "buf[3 * N] against buf[4] of 8 stages (N = 4)");
+  s49::expectRace(s49::slotRace(4, "2", s49::writeSlot("N + 2")), "buf[N + 2] against buf[2] of 4 stages (N = 4)");
+  s49::expectRace(s49::slotRace(4, "0", s49::writeSlot("N + 12289")), "buf[N + 12289] against buf[0] (N = 3)");
+  s49::expectRace(s49::slotRace(8, "5", "            for k in lm.range(0, 2):\n                lm.copy(buf[k + N + 1], r)\n"),
+                  "buf[k + N + 1], k < 2, against buf[5] of 8 stages (N = 3, 4)");
+  // (odd slots of an 8-stage ring never meet slot 4)
+  s49::expectCleanAndChecked(s49::slotRace(8, "4", s49::writeSlot("2 * N + 1")), "buf[2 * N + 1] against buf[4]");
+}
+
+// A slice `0:S` of a view at byte 1808 reaches the view at 2048 from S = 61
+// on (S <= 64; main: S in {1,2,3}); with the view placed by a parameter
+// too, only at its greatest allowed offset (2032) and S >= 5 (main: off in
+// {0,1056}, S in {1,2,3}). The correct twins (a barrier before the write)
+// run the crossing and stay clean and checked.
+TEST(Sound49, ASliceThatReachesAnotherViewIsRun) {
+  s49::expectRace(s49::sliceReach("1808", "", "", false), "va[0][:, 0:S] at 1808 reaching vb at 2048 (S = 61)");
+  const std::string off = "    lm.assume(off >= 0)\n    lm.assume(off <= 2032)\n    lm.assume(off % 16 == 0)\n";
+  s49::expectRace(s49::sliceReach("off", "off: LM.i32, ", off, false),
+                  "va placed at off <= 2032, its slice reaching vb at off = 2032, S >= 5");
+  s49::expectCleanAndChecked(s49::sliceReach("1808", "", "", true), "the slice written after a second barrier");
+}
