@@ -10,7 +10,11 @@
 // * a slice bound that reads a parameter moves the access into another
 //   view's bytes (`va[0][:, 0:S]` at byte 1808 reaches the view at 2048 from
 //   S = 61 on): the covering values placed crossings of one view's slices
-//   only and ran S in {1,2,3} (GoalCollector::sliceEdgesInThePool).
+//   only and ran S in {1,2,3} (GoalCollector::sliceEdgesInThePool);
+// * a guard on a parameter and the variable of a loop past 64 values, or
+//   of one bounded by lm.instance() (`if t + k == 779:` in `for t in
+//   lm.range(0, 100)`), was no goal: k ran at 1 alone
+//   (GoalCollector::unlistedLoopGuard).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -60,7 +64,7 @@ std::string writeSlot(const std::string& slot) { return "            lm.copy(buf
 // `facts`: the lm.assume lines beside S's range.
 std::string sliceReach(const std::string& va_at, const std::string& params, const std::string& facts, bool synced) {
   return R"(@cake.schedule(target="sm_80")
-def views(lm, Data: LM.gmem, Out: LM.gmem)" + params + R"(S: LM.i32):
+def views(lm, Data: LM.gmem, Out: LM.gmem, )" + params + R"(S: LM.i32):
 )" + facts + R"(    lm.assume(S >= 1)
     lm.assume(S <= 64)
     pool = lm.smem(4096)
@@ -83,6 +87,15 @@ def views(lm, Data: LM.gmem, Out: LM.gmem)" + params + R"(S: LM.i32):
             lm.copy(r[:, 0:S], Data, coords=(1, 0))
             lm.copy(va[0][:, 0:S], r[:, 0:S])
 )";
+}
+
+// The slot race's write under `if GUARD:` inside `for t in lm.range(RANGE):`.
+std::string guardedInLoop(const std::string& range, const std::string& guard, const std::string& slot) {
+  return replace(replace(slotRace(4, "0",
+                                  "            for t in lm.range(" + range + "):\n                if " + guard +
+                                      ":\n                    lm.copy(buf[" + slot + "], r)\n"),
+                         "N: LM.i32", "k: LM.i32"),
+                 "    lm.assume(N >= 1)\n    lm.assume(N <= 4096)\n", "    lm.assume(k >= 0)\n    lm.assume(k <= 4096)\n");
 }
 
 void expectRace(const std::string& text, const char* what) {
@@ -123,4 +136,25 @@ TEST(Sound49, ASliceThatReachesAnotherViewIsRun) {
   s49::expectRace(s49::sliceReach("off", "off: LM.i32, ", off, false),
                   "va placed at off <= 2032, its slice reaching vb at off = 2032, S >= 5");
   s49::expectCleanAndChecked(s49::sliceReach("1808", "", "", true), "the slice written after a second barrier");
+}
+
+// A guard on `k` and the variable of a loop main did not list (past 64
+// values, or bounded by lm.instance()): main ran k = 1 alone and exited 0
+// *checked*. Now its copies per value are goals (the first and last past
+// 64 values, and the verdict names it: a correct twin there is unknown,
+// never *checked*; one bounded by lm.instance() stays checked).
+TEST(Sound49, AGuardOnAnUnlistedLoopsVariableIsPlaced) {
+  s49::expectRace(s49::guardedInLoop("0, 100", "t + k == 779", "0"), "t + k == 779 over 100 values (k = 680..779)");
+  s49::expectRace(s49::guardedInLoop("0, 200, 3", "t + k == 779", "0"), "t + k == 779 over 67 values");
+  s49::expectRace(s49::guardedInLoop("0, (1 - lm.instance()) * 100", "t + k == 779", "0"),
+                  "t + k == 779 over a loop bounded by lm.instance()");
+  s49::expectRace(s49::guardedInLoop("0, lm.instance() + 3", "t * 100 + k == 779", "0"),
+                  "t * 100 + k == 779 over a short loop bounded by lm.instance()");
+  namespace cover = cake::testing::cover;
+  const cover::BoundedVerdict product = cover::boundedVerdict(s49::guardedInLoop("0, 100", "t * k == 7007", "0"));
+  EXPECT_TRUE(product.unknown || !product.rules.empty()) << "UNSOUND: t * k == 7007 over 100 values exits 0 checked";
+  const cover::BoundedVerdict twin = cover::boundedVerdict(s49::guardedInLoop("0, 100", "t + k == 779", "1"));
+  EXPECT_TRUE(twin.rules.empty() && twin.unknown) << "the correct twin over 100 values is not unknown";
+  s49::expectCleanAndChecked(s49::guardedInLoop("0, lm.instance() + 3", "t * 100 + k == 779", "1"),
+                             "the correct twin over a loop bounded by lm.instance()");
 }
