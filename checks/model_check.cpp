@@ -2322,7 +2322,7 @@ class BindingSearch {
             }
         }
     for (const Binding& base : {base1, base2}) blockValues(base, out);
-    leastValues({&base1, &base2, &base3}, out);
+    extremeValues({&base1, &base2, &base3}, out);
     std::erase_if(out, [&](const Binding& b) { return !assumed(b); });
     jointTargets(base1, out);
     for (const Binding* base : {&base1, static_cast<const Binding*>(&base3)})
@@ -3525,8 +3525,11 @@ class BindingSearch {
 
   // The least trip count (negative counts as 0) `e` takes with one
   // parameter it reads at each small allowed value (-64..64) or at its
-  // least allowed one (the others at `base`), or at the base itself; none
-  // where `e` is undefined there.
+  // least or greatest allowed one (the others at `base`), or at the base
+  // itself; none where `e` is undefined there. (The greatest: a count that
+  // falls as a parameter grows, `141 - hit` with `hit <= 140`, is least at
+  // hit's greatest value, where its one trip ran on no binding: helper
+  // sound49.)
   std::optional<int64_t> leastScannedTrip(const Binding& base, const ir::Expr& e) const {
     std::optional<int64_t> least = value(base, e);
     if (!least) return std::nullopt;
@@ -3534,7 +3537,8 @@ class BindingSearch {
       if (!dependsOnParam(e, p)) continue;
       std::vector<int64_t> vals;
       for (int64_t v = -64; v <= 64; ++v) vals.push_back(v);
-      if (std::optional<int64_t> v = leastAllowed(base, p)) vals.push_back(*v);
+      for (const bool greatest : {false, true})
+        if (std::optional<int64_t> v = extremeAllowed(base, p, greatest)) vals.push_back(*v);
       Binding b = base;
       for (int64_t v : vals) {
         b.params[p] = v;
@@ -3545,46 +3549,54 @@ class BindingSearch {
     return least;
   }
 
-  // The least allowed value of parameter p, the others at `base`: the first
-  // of -kExtremeScan..kExtremeScan the lm.assume facts allow; none where
-  // they allow -kExtremeScan (no bound below it) or none of them.
-  std::optional<int64_t> leastAllowed(const Binding& base, int p) const {
-    std::vector<int64_t> key{p};
+  // The least (or greatest) allowed value of parameter p, the others at
+  // `base`: the first of -kExtremeScan..kExtremeScan (scanned down from
+  // kExtremeScan for the greatest) the lm.assume facts allow; none where
+  // they allow the scan's first value (no bound on that side within it) or
+  // none of them.
+  std::optional<int64_t> extremeAllowed(const Binding& base, int p, bool greatest) const {
+    std::vector<int64_t> key{p, greatest};
     for (const auto& [q, v] : base.params) key.insert(key.end(), {q, v});
     key.insert(key.end(), std::begin(base.block_idx), std::end(base.block_idx));
     key.insert(key.end(), std::begin(base.grid_dim), std::end(base.grid_dim));
-    if (auto it = least_allowed_.find(key); it != least_allowed_.end()) return it->second;
-    return least_allowed_[key] = scanLeastAllowed(base, p);
+    if (auto it = extreme_allowed_.find(key); it != extreme_allowed_.end()) return it->second;
+    return extreme_allowed_[key] = scanExtremeAllowed(base, p, greatest);
   }
-  std::optional<int64_t> scanLeastAllowed(const Binding& base, int p) const {
+  std::optional<int64_t> leastAllowed(const Binding& base, int p) const { return extremeAllowed(base, p, false); }
+  std::optional<int64_t> scanExtremeAllowed(const Binding& base, int p, bool greatest) const {
     Binding b = base;
-    for (int64_t v = -kExtremeScan; v <= kExtremeScan; ++v) {
+    const int64_t first = greatest ? kExtremeScan : -kExtremeScan, step = greatest ? -1 : 1;
+    for (int64_t v = first; greatest ? v >= -kExtremeScan : v <= kExtremeScan; v += step) {
       b.params[p] = v;
-      if (assumed(b)) return v == -kExtremeScan ? std::nullopt : std::optional<int64_t>(v);
+      if (assumed(b)) return v == first ? std::nullopt : std::optional<int64_t>(v);
     }
     return std::nullopt;
   }
 
-  // Each parameter a goal reads at its least allowed value, from each base
-  // (one parameter at a time, as its goals' targets are placed): a race
-  // or deadlock that needs one parameter at its extreme (`hit = 0` with
-  // `hit >= 0`: a guard `i == hit` on the first chunk, a count `n - 2`
-  // that is 0) is met there, whatever the base took it at (helper cover48).
-  void leastValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
+  // Each parameter a goal reads at its least and at its greatest allowed
+  // value, from each base (one parameter at a time, as its goals' targets
+  // are placed): a race or deadlock that needs one parameter at its
+  // extreme (`hit = 0` with `hit >= 0`: a guard `i == hit` on the first
+  // chunk, a count `n - 2` that is 0; helper cover48) is met there,
+  // whatever the base took it at. The greatest too (helper sound49): a
+  // count `141 - hit` under `hit <= 140` runs one chunk only at hit = 140,
+  // and its race there exited 0 *checked* (hit in {0,1,55,...,64}).
+  void extremeValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
     for (int p : ints_) {
       const bool read = std::any_of(goals_.begin(), goals_.end(), [&](const Goal& g) { return dependsOnParam(*g.expr, p); });
       if (!read) continue;
       for (const Binding* base : bases)
-        if (std::optional<int64_t> v = leastAllowed(*base, p); v && *v != base->params.at(p)) {
-          Binding b = *base;
-          b.params[p] = *v;
-          out.push_back(std::move(b));
-        }
+        for (const bool greatest : {false, true})
+          if (std::optional<int64_t> v = extremeAllowed(*base, p, greatest); v && *v != base->params.at(p)) {
+            Binding b = *base;
+            b.params[p] = *v;
+            out.push_back(std::move(b));
+          }
     }
   }
-  static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for a least allowed one
-  // (leastAllowed's answers by the base's parameters and the parameter)
-  mutable std::map<std::vector<int64_t>, std::optional<int64_t>> least_allowed_;
+  static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for an extreme allowed one
+  // (extremeAllowed's answers by the parameter, the side and the base)
+  mutable std::map<std::vector<int64_t>, std::optional<int64_t>> extreme_allowed_;
 
   int64_t weight(const Binding& b) const {
     int64_t w = 0;
