@@ -32,7 +32,11 @@ comment says why). Bases (run from the repository root):
   another view): `va[0][:, 0:S]` reaching `vb` at byte 2048 at the greatest
   values only (the hole: main ran S in {1,2,3});
 * loops (review48's constantLoopCopies: a guard on a parameter and a loop
-  past 64 values or bounded by lm.instance()) (the hole: k ran at 1 alone).
+  past 64 values or bounded by lm.instance()) (the hole: k ran at 1 alone);
+* greatest (cover48's least values, the other side): findPattern's chunks
+  counted down, `141 - hit` under `hit <= 140`, the cut dropped, racing at
+  hit = 140 only (the hole: main ran hit in {0,1,55,...,64}); `hit + 5001`
+  chunks under `hit >= -5000` (the least value past the scan).
 """
 import os
 import subprocess
@@ -316,8 +320,25 @@ def loops():
     ]
 
 
+def greatest():
+    base = between(read("tests/encoder/find_pattern_form.h"), 'R"(', ')";').lstrip("\n")
+    bad = rep(base, "            lm.copy(flag[0], fz)\n        lm.sync(wgroup)\n", "            lm.copy(flag[0], fz)\n")
+    def down(text, match):
+        t = rep(text, "    lm.assume(hit >= 0)\n", "    lm.assume(hit >= 0)\n    lm.assume(hit <= 140)\n")
+        return rep(rep(t, "lm.range(0, hit + 1)", "lm.range(0, 141 - hit)"), "if i == hit and", "if " + match + " and")
+    far = rep(rep(rep(bad, "lm.assume(hit >= 0)", "lm.assume(hit >= -5000)"), "lm.range(0, hit + 1)", "lm.range(0, hit + 5001)"),
+              "if i == hit and", "if i == hit + 5000 and")
+    return [
+        ("good", "counted_down", down(base, "i == 140 - hit")),
+        ("bad", "counted_down_match_last", down(bad, "i == 140 - hit")),
+        ("bad", "counted_down_match_last_spelled", down(bad, "i + 1 == 141 - hit")),
+        ("bad", "counted_down_match_first", down(bad, "i == 0")),
+        ("bad", "least_past_the_scan", far),
+    ]
+
+
 BASES = [("peel", peel), ("seq", seq), ("ctail", ctail), ("alias", alias), ("sloped", sloped), ("slots", slots),
-         ("views", views), ("loops", loops)]
+         ("views", views), ("loops", loops), ("greatest", greatest)]
 
 
 def main():

@@ -14,12 +14,17 @@
 // * a guard on a parameter and the variable of a loop past 64 values, or
 //   of one bounded by lm.instance() (`if t + k == 779:` in `for t in
 //   lm.range(0, 100)`), was no goal: k ran at 1 alone
-//   (GoalCollector::unlistedLoopGuard).
+//   (GoalCollector::unlistedLoopGuard);
+// * a parameter at its greatest allowed value: findPattern's chunks
+//   counted `141 - hit` under `hit <= 140` run one chunk only at hit = 140,
+//   which no covering value took (BindingSearch::extremeValues).
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "checks/model_check.h"
 #include "cover_kernels.h"
+#include "find_pattern_form.h"
 #include "test_util.h"
 
 using cake::testing::replace;
@@ -157,4 +162,29 @@ TEST(Sound49, AGuardOnAnUnlistedLoopsVariableIsPlaced) {
   EXPECT_TRUE(twin.rules.empty() && twin.unknown) << "the correct twin over 100 values is not unknown";
   s49::expectCleanAndChecked(s49::guardedInLoop("0, lm.instance() + 3", "t * 100 + k == 779", "1"),
                              "the correct twin over a loop bounded by lm.instance()");
+}
+
+// findPattern's two loops (bounds48) with the barrier between them dropped
+// race only where the match is on chunk 0. Counted down, `141 - hit` chunks
+// under `hit <= 140` with the match on the last, that is hit = 140, the
+// greatest allowed value: main ran hit in {0,1,55,...,64} and exited 0
+// *checked*. Each parameter a goal reads now also runs at its greatest
+// allowed value (and a trip count's least is scanned there too).
+TEST(Sound49, AParameterAtItsGreatestAllowedValueIsRun) {
+  const std::string cut = "            lm.copy(flag[0], fz)\n        lm.sync(wgroup)\n";
+  std::string text = replace(cake::testing::forms::kFindPatternTwoLoops, cut, "            lm.copy(flag[0], fz)\n");
+  text = replace(text, "    lm.assume(hit >= 0)\n", "    lm.assume(hit >= 0)\n    lm.assume(hit <= 140)\n");
+  text = replace(replace(text, "lm.range(0, hit + 1)", "lm.range(0, 141 - hit)"), "if i == hit and", "if i == 140 - hit and");
+  s49::expectRace(text, "the cut dropped, 141 - hit chunks, the match on the last (hit = 140)");
+  auto mod = cake::testing::compile(text);
+  ASSERT_FALSE(mod.schedules.empty());
+  const cake::ir::Schedule& s = mod.schedules.at(0);
+  int hit = -1;
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+    if (s.params[p].name == "hit") hit = p;
+  ASSERT_GE(hit, 0);
+  bool greatest = false;
+  for (const cake::encoder::Binding& b : cake::checks::coveringBindings(s))
+    greatest = greatest || (b.params.count(hit) && b.params.at(hit) == 140);
+  EXPECT_TRUE(greatest) << "no covering value has hit = 140";
 }
