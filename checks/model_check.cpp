@@ -3578,9 +3578,10 @@ class BindingSearch {
   // are placed): a race or deadlock that needs one parameter at its
   // extreme (`hit = 0` with `hit >= 0`: a guard `i == hit` on the first
   // chunk, a count `n - 2` that is 0; helper cover48) is met there,
-  // whatever the base took it at. The greatest too (helper sound49): a
-  // count `141 - hit` under `hit <= 140` runs one chunk only at hit = 140,
-  // and its race there exited 0 *checked* (hit in {0,1,55,...,64}).
+  // whatever the base took it at. The greatest too where it shortens a
+  // loop (shrinksATrip; helper sound49): a count `141 - hit` under `hit <=
+  // 140` runs one chunk only at hit = 140, and its race there exited 0
+  // *checked* (hit in {0,1,55,...,64}).
   void extremeValues(const std::vector<const Binding*>& bases, std::vector<Binding>& out) const {
     for (int p : ints_) {
       const bool read = std::any_of(goals_.begin(), goals_.end(), [&](const Goal& g) { return dependsOnParam(*g.expr, p); });
@@ -3590,9 +3591,24 @@ class BindingSearch {
           if (std::optional<int64_t> v = extremeAllowed(*base, p, greatest); v && *v != base->params.at(p)) {
             Binding b = *base;
             b.params[p] = *v;
-            out.push_back(std::move(b));
+            if (!greatest || shrinksATrip(*base, b, p)) out.push_back(std::move(b));
           }
     }
+  }
+  // The greatest value is run only where it shortens a loop: some trip
+  // count that reads p is smaller at `at` than at `base`, and none larger
+  // (a large parameter value that lengthens loops costs the exploration
+  // what the far trip counts are for; two corpus files ran out of the
+  // bounded check's budget when every greatest value ran).
+  bool shrinksATrip(const Binding& base, const Binding& at, int p) const {
+    bool shorter = false;
+    for (const Goal& g : goals_) {
+      if (!g.trip || !dependsOnParam(*g.expr, p)) continue;
+      const std::optional<int64_t> x = value(base, *g.expr), y = value(at, *g.expr);
+      if (!x || !y || *y > *x) return false;
+      shorter = shorter || *y < *x;
+    }
+    return shorter;
   }
   static constexpr int64_t kExtremeScan = 4096;  // parameter values scanned for an extreme allowed one
   // (extremeAllowed's answers by the parameter, the side and the base)
