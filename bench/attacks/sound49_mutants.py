@@ -337,8 +337,43 @@ def greatest():
     ]
 
 
+ROW = '''@cake.schedule(target="sm_80")
+def slices(lm, Src: LM.gmem, Dst: LM.gmem, P: LM.i32):
+    lm.assume(P >= 1)
+    lm.assume(P <= 1000)
+    pool = lm.smem(1024)
+    buf = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)
+    part = lm.regs(shape=(1, 128), dtype=lm.f32)
+    got = lm.regs(shape=(1, 128), dtype=lm.f32)
+    red = lm.regs(shape=(1, 1), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+GUARD        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))
+        lm.copy(buf[0][0:1, 32 * w:32 * w + 32], part[0:1, 0:32])
+        lm.sync(block)
+        lm.copy(got[0:1, 0:READ], buf[0][0:1, 0:READ])
+        lm.reduce(red, got[0:1, 0:READ], op="max", axis=1)
+        lm.copy(Dst, red, coords=(lm.block_idx(0), w))
+'''
+
+
+def covered():
+    read = "64 + (P * P % 1009 == 777)"
+    row = lambda guard, r=read: ROW.replace("GUARD", guard).replace("READ", r)
+    return [
+        ("bad", "square_residue", row("")),
+        ("bad", "square_residue_beside_P_1000", row("        if P == 1000:\n            lm.sync(block)\n")),
+        ("bad", "square_residue_beside_P_999", row("        if P >= 999:\n            lm.sync(block)\n")),
+        ("good", "square_residue_twin_beside_P_1000",
+         row("        if P == 1000:\n            lm.sync(block)\n", "64 - (P * P % 1009 == 777)")),
+    ]
+
+
 BASES = [("peel", peel), ("seq", seq), ("ctail", ctail), ("alias", alias), ("sloped", sloped), ("slots", slots),
-         ("views", views), ("loops", loops), ("greatest", greatest)]
+         ("views", views), ("loops", loops), ("greatest", greatest),
+         ("covered", covered)]
 
 
 def main():
