@@ -22,8 +22,8 @@
 # SF k-blocks fall on ring positions that move from tile to tile when
 # k_tiles % 4 != 0; double-buffered TMEM accumulator (two 128-column
 # halves) between the MMA warp and the epilogue warpgroup.
-# Verdict: checked, not proved (docs/known-limits.md "A K-loop guard on
-# k % p that gates a TMA load"); the same kernel with the guard on the ring
+# Verdict: checked, not proved (docs/known-limits.md "Per-tile residues of
+# k in a persistent kernel"); the same kernel with the guard on the ring
 # index (it % 4) is proved.
 # Broken form: bugs/data.stale-read/deepgemm_sm100_sf_read_off_by_one_kblock.cake.
 # lower: unsupported (a sliced mma accumulator at a loop variable, tmem_acc[:, 128 * a:128 * a + 128])
