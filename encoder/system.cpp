@@ -478,6 +478,7 @@ class Builder {
     body_serial_ = next_iter_serial_++;
     for (const ir::RoleBody& body : s_.bodies)
       if (body.role == role) block(body.body);
+    if (!hook_) productsUnreadAtExit();
     read_events_.push_back(std::move(st.read_events));
     ps_ = nullptr;
   }
@@ -1697,6 +1698,31 @@ class Builder {
         unread.remove(lo, hi);
     }
     if (product) ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
+  }
+
+  // An MMA product the instance never reads before it exits is lost as
+  // surely as one overwritten (data.discarded-product): CUTLASS's FP8
+  // two-level accumulation without its residue promotion leaves the last
+  // interval's products in the temporary fragment. Judged where the
+  // fragment is used (productUsed) and only in a plain build, whose
+  // program ends where the instance exits (a proof's build, hook_, may end
+  // a window short of it). The hazard goes on the last instruction after
+  // the product that carries none, and every engine reports it when that
+  // instruction runs, as it reports an overwrite.
+  void productsUnreadAtExit() {
+    std::vector<Instr>& program = proc().program;
+    for (auto& [regs, unread] : ps_->regs_unread) {
+      const auto spans = unread.intervals();
+      if (spans.empty() || !productUsed(regs)) continue;
+      const std::optional<int64_t> hit = spans.front().first;
+      const int product_at = ps_->regs_product_at[regs];
+      for (int pc = static_cast<int>(program.size()) - 1; pc > product_at; --pc) {
+        if (program[static_cast<size_t>(pc)].regs_hazard.regs_space >= 0) continue;
+        Instr::RegsHazard& h = program[static_cast<size_t>(pc)].regs_hazard;
+        h = {regsSpace(regs), *hit, false, false, true, elementName(regs, *hit), product_at, true};
+        break;
+      }
+    }
   }
 
   // Whether the schedule uses fragment `regs`'s value at all: some op

@@ -1,13 +1,14 @@
-# BROKEN, and cake exits 0 (proved): gemm/sm90_fp8_promotion_interval.cake
+# BROKEN; cake exited 0 (proved) until helper fp49 made data.discarded-product
+# judge products left unread at exit (now exit 1 at K = 1, at the consumer's
+# last operation): gemm/sm90_fp8_promotion_interval.cake
 # (CUTLASS's FP8 two-level accumulation, one tile per CTA) with
 # promote_residue_if_needed left out (helper fp49, session 49). For a
 # k-block count that is no multiple of 4 (K = 128: one k-block) the last
 # interval's wgmma products stay in `tmp` and never reach `acc`: the output
-# misses them. data.discarded-product reports a product only when an op
-# overwrites it; a product left unread at the instance's exit is not
-# reported (docs/rules/data.discarded-product.md, "not reported"), so this
-# schedule is proved. The persistent form is found (the next tile's
-# init= overwrites the product):
+# misses them. data.discarded-product reported a product only when an op
+# overwrote it (docs/rules/data.discarded-product.md "At exit"). The
+# persistent form was found before too (the next tile's init= overwrites
+# the product):
 # corpus/bugs/data.discarded-product/cutlass_sm90_fp8_no_residue_promotion.cake.
 # docs/known-limits.md "A product left unread at exit".
 # expect: data.discarded-product

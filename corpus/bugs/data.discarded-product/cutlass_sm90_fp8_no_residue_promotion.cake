@@ -5,9 +5,9 @@
 # last partial interval's products stay in the temporary fragment and the
 # next tile's first wgmma (ScaleOut::Zero) clears them: the tile's output
 # misses its last k-blocks.
-# The same slip in the one-tile kernel is NOT found (the product is never
-# overwritten, only left unread at exit): docs/limits/
-# fp8_promotion_residue_dropped_one_tile.cake, docs/known-limits.md.
+# (Its last tile's products are also left unread at exit, reported since
+# helper fp49; the one-tile kernel has only that:
+# docs/limits/fp8_promotion_residue_dropped_one_tile.cake.)
 # Fix: gemm/sm90_fp8_promotion_interval_persistent.cake.
 # expect: data.discarded-product
 @cake.schedule(target="sm_90a")
