@@ -5407,7 +5407,7 @@ uint64_t fingerprint(const encoder::System& sys) {
         mix(x);
       const encoder::Instr::RegsHazard& r = in.regs_hazard;
       for (int64_t x : {int64_t{r.regs_space}, r.element, static_cast<int64_t>(r.accumulates), static_cast<int64_t>(r.stored),
-                        static_cast<int64_t>(r.discarded)})
+                        static_cast<int64_t>(r.discarded), static_cast<int64_t>(r.at_exit)})
         mix(x);
       for (const encoder::Access& a : in.accesses)
         for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, a.runs, a.stride, static_cast<int64_t>(a.write),
