@@ -6621,6 +6621,14 @@ struct PGrid {
   // (trip::leavableWithCounters): the true runs of every tile length must
   // carry no TMEM hazard (checkTailTmemRuns)
   bool tail_tmem = false;
+  // left_reads[p]: the grid's positions (in the grid as built) of p's MMAs
+  // that a copy near the tile's end leaves out with a read of a view
+  // outside ring_views (trip::leftOutReadToCheck): no later read may mean
+  // otherwise without them (leftOutReadsChangeNoRead)
+  std::vector<std::set<int>> left_reads;
+  // a first K iteration of its own (checkTileExprs' `first`): every process
+  // with copies near the end gets first copies near it too (setUpFirstTails)
+  bool first_copies = false;
   // may a copy near the tile's end of process p leave out its MMA commits?
   bool commitNumbersFree(size_t p) const {
     return commits_unread || (p < commits_in_order.size() && commits_in_order[p]);
@@ -12571,6 +12579,13 @@ bool iterSlotsAsBuilt(const std::vector<Instr>& aligned, const std::vector<Instr
   return true;
 }
 
+// What the persistent proof checks of the operations copies near the
+// tile's end leave out with trip::leavableWithCounters: the true runs'
+// TMEM hazards (checkTailTmemRuns, PGrid::tail_tmem) and the later reads
+// of the views an MMA left out reads (leftOutReadsChangeNoRead,
+// PGrid::left_reads).
+constexpr trip::LeftOutChecks kTailChecks{/*tmem_runs=*/true, /*reads=*/true};
+
 // An operation a K iteration near its tile's end may leave out although it
 // carries a counter (docs/z3.md "Left-out waits, explored without the
 // reduction"): it
@@ -12616,7 +12631,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
   auto leavable = [&](const Instr& in, const System& sys, size_t p) {
     return counterFree(in, sys) ||
            trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commitNumbersFree(p),
-                                      /*tmem_runs_checked=*/true) ||
+                                      kTailChecks) ||
            leavesOnlyTextCounters(in);
   };
   auto samePending = [&](const Instr& a, const Instr& b) {  // a is b but for its pending
@@ -12759,6 +12774,23 @@ std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
   return at;
 }
 
+// The slots whose waits move the marker of process p's read `a` of a view
+// index (Builder::tag: for a view TMA loads fill, the waits on the slots of
+// its fill barriers that fill the index); empty: every wait and bar.sync.
+std::set<int> readMarkerSlots(const System& raw, size_t p, const Access& a, const std::map<int, std::set<int>>& fill) {
+  std::set<int> slots;
+  if (auto f = fill.find(a.view); f != fill.end())
+    for (int b : f->second)
+      slots.insert(raw.slotOf(b, ir::floorMod(a.index, raw.schedule->barriers[b].count).value(), raw.procs[p].cta));
+  return slots;
+}
+
+// Does `in` move the marker of a read whose readMarkerSlots are `slots`?
+bool movesReadMarker(const Instr& in, const std::set<int>& slots) {
+  if (slots.empty()) return in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
+  return in.kind == InstrKind::Wait && slots.count(in.slot) > 0;
+}
+
 // A left-out wait changes no read's generation (docs/z3.md "Left-out
 // waits, explored without the reduction"): a read of a view index counts a
 // return when the process waited since its last read of the index (any
@@ -12772,20 +12804,9 @@ std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
 void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const std::set<int>& left_out,
                               const std::map<int, std::set<int>>& fill) {
   const std::string& name = raw.procs[p].name;
-  const ir::Schedule& s = *raw.schedule;
-  const int cta = raw.procs[p].cta;
   auto barrierOf = [](const Instr& in) { return in.stmt ? in.stmt->op.barrier : -1; };
-  // the slots whose waits move the marker of a read of (view, index); empty: every wait
-  auto markerSlots = [&](const Access& a) {
-    std::set<int> slots;
-    if (auto f = fill.find(a.view); f != fill.end())
-      for (int b : f->second) slots.insert(raw.slotOf(b, ir::floorMod(a.index, s.barriers[b].count).value(), cta));
-    return slots;
-  };
-  auto moves = [](const Instr& in, const std::set<int>& slots) {
-    if (slots.empty()) return in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
-    return in.kind == InstrKind::Wait && slots.count(in.slot) > 0;
-  };
+  auto markerSlots = [&](const Access& a) { return readMarkerSlots(raw, p, a, fill); };
+  const auto& moves = movesReadMarker;
   // the barriers of the left-out waits: a read of a TMA-filled view counts
   // the waits on its own fill barriers' slots alone (Builder::tag), so only
   // a left-out wait on one of those moves its marker
@@ -12797,22 +12818,38 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
     const auto f = fill.find(view);
     return std::any_of(f->second.begin(), f->second.end(), [&](int b) { return left_barriers.count(b) > 0; });
   };
+  // A read whose instruction some copy leaves out too (the S MMA after
+  // its own left-out k_full wait): the grid's text, which runs far from
+  // the tile's end, holds every operation before it, and each copy near
+  // the end that keeps it is asked as a piece of its own (below). Not
+  // where K iterations have first copies (not built yet, asked nowhere here).
+  const bool copies_apart = !g.first_copies;
+  bool reads_left_out = false;
+  const std::set<int> none;
   auto check = [&](const std::vector<Instr>& prog, const std::set<int>& starts, const std::set<int>& out) {
     for (int r = 0; r < static_cast<int>(prog.size()); ++r)
       for (const Access& a : prog[static_cast<size_t>(r)].accesses) {
         if (a.write || a.view < 0) continue;
         const std::set<int> slots = markerSlots(a);
         if (!slots.empty() && !movedByALeftOutWait(a.view)) continue;  // no left-out wait moves its marker
+        const bool apart = copies_apart && out.count(r) > 0;
+        reads_left_out |= apart;
+        const std::set<int>& left = apart ? none : out;
         const int from = *std::prev(starts.upper_bound(r));
         int q = r - 1;
-        while (q >= from && !out.count(q) && !moves(prog[static_cast<size_t>(q)], slots)) --q;
-        if (q < from || out.count(q))
+        while (q >= from && !left.count(q) && !moves(prog[static_cast<size_t>(q)], slots)) --q;
+        if (q < from || left.count(q))
           throw Fail(fmt::format("{} leaves out a wait near its tile's end, and its read {} has no wait every copy "
                                  "keeps before it in its piece (not covered by the persistent-kernel proof yet)",
                                  name, a.what));
       }
   };
   check(raw.procs[p].program, pieceStarts(g.shape[p], g.Wt, g.Wg), left_out);
+  if (reads_left_out)
+    for (const auto& dist : g.tail_text)
+      if (!dist.empty() && p < dist[0].size())
+        for (const auto& tile : dist[0][p])
+          for (const std::vector<Instr>& copy : tile) check(copy, {0}, {});
   for (const PartTexts* texts : {&g.pre_text, &g.post_text})
     for (const auto& kind : *texts)
       if (p < kind.size())
@@ -12993,6 +13030,20 @@ void leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::
   }
 }
 
+// PGrid::left_reads: the left-out operations with a read that
+// leavableWithCounters took on the condition that leftOutReadsChangeNoRead
+// holds.
+void collectLeftOutReads(PGrid& g, const System& raw, const std::vector<std::set<int>>& left_counters) {
+  g.left_reads.assign(left_counters.size(), {});
+  for (size_t p = 0; p < left_counters.size(); ++p)
+    for (int q : left_counters[p]) {
+      const Instr& in = raw.procs[p].program[static_cast<size_t>(q)];
+      if (std::any_of(in.accesses.begin(), in.accesses.end(),
+                      [&](const Access& a) { return trip::leftOutReadToCheck(in, a, raw, g.ring_views); }))
+        g.left_reads[p].insert(q);
+    }
+}
+
 // The last K iterations per ring position (docs/z3.md "The last K
 // iteration" and "The last K iterations, by their distance to the tile's
 // end"): a K iteration whose text reads E_B besides t * E_B (`if k + c <
@@ -13038,9 +13089,10 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
         if (!covered(raw.procs[p].program[static_cast<size_t>(q)], p)) return false;
     return true;
   };
+  collectLeftOutReads(g, raw, left_counters);
   if (all([&](const Instr& in, size_t p) {
         return trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
-                                          /*tmem_runs_checked=*/true);
+                                          kTailChecks);
       })) {
     g.tail_tmem = !all([&](const Instr& in, size_t) { return !trip::mmaOnTmem(in, raw); });
     return;
@@ -13053,7 +13105,7 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   if (!all([&](const Instr& in, size_t p) {
         return leavesOnlyTextCounters(in) ||
                trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
-                                          /*tmem_runs_checked=*/true);
+                                          kTailChecks);
       }))
     throw Fail("copies near a tile's end leave out operations with counters that neither argument covers (not "
                "covered by the persistent-kernel proof yet)");
@@ -13647,6 +13699,154 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
+// Each copy of process p in `texts` (a PartTexts: [kind][p][t][x]).
+void forEachCopyOf(const PartTexts& texts, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
+  for (const auto& kind : texts)
+    if (p < kind.size())
+      for (const auto& tile : kind[p])
+        for (const std::vector<Instr>& text : tile) f(text);
+}
+
+// Every text of process p's K iterations the layout holds: the grid's
+// [a, b) of its program, the copies near the tile's end, the first K
+// iterations' and the first ones near the end (each whole).
+void forEachKIterationText(const PGrid& g, size_t p,
+                           const std::function<void(const std::vector<Instr>&, size_t, size_t)>& f) {
+  const TileShape& sh = g.shape[p];
+  for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+    for (int64_t gi = 0; gi < g.Wg; ++gi)
+      f(g.grid.procs[p].program, static_cast<size_t>(sh.head[t][gi]), static_cast<size_t>(sh.head[t][gi + 1]));
+  auto whole = [&](const std::vector<Instr>& text) { f(text, 0, text.size()); };
+  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, whole);
+  forEachCopyOf(g.first_text, p, whole);
+  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, whole);
+}
+
+// Every text of process p the layout holds: the grid's program and every
+// copy of a part of it.
+void forEachTextOf(const PGrid& g, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
+  f(g.grid.procs[p].program);
+  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, f);
+  forEachCopyOf(g.first_text, p, f);
+  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, f);
+  forEachCopyOf(g.pre_text, p, f);
+  forEachCopyOf(g.post_text, p, f);
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) f(part);
+}
+
+// The second case of leftOutReadsChangeNoRead: p's read `a` of the
+// instruction at `q` (the grid's K iteration) is no return in any run.
+void leftOutReadIsNoReturn(const PGrid& g, const System& raw, size_t p, int q, const Access& a,
+                           const std::map<int, std::set<int>>& fill) {
+  const ir::Schedule& s = *raw.schedule;
+  const std::string& view = s.views[static_cast<size_t>(a.view)].name;
+  auto refuse = [&](const std::string& why) {
+    throw Fail(fmt::format("{} leaves out a read of {} near its tile's end that reads no ring position, and {} (not "
+                           "covered by the persistent-kernel proof yet)",
+                           raw.procs[p].name, a.what, why));
+  };
+  const TileShape& sh = g.shape[p];
+  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || g.last_tile ||
+      g.fixed_tiles >= 0 || g.own_lengths)
+    refuse("the process skips tiles, or tiles have kinds, lengths of their own or a last tile of their own");
+  for (size_t r = 0; r < raw.procs.size(); ++r)
+    if (r != p && raw.procs[r].role == raw.procs[p].role && raw.procs[r].cta == raw.procs[p].cta)
+      for (const Instr& x : raw.procs[r].program)
+        for (const Access& b : x.accesses)
+          if (b.view == a.view) refuse(fmt::format("another process of its role reads {} too", view));
+  forEachTextOf(g, p, [&](const std::vector<Instr>& text) {
+    for (const Instr& x : text)
+      for (const Access& b : x.accesses)
+        if (b.view == a.view && b.write) refuse(fmt::format("it writes {} too", view));
+  });
+  // (a read after a K loop would share the keying iteration of the part
+  // before it: a re-read without the left-out read, a return with it)
+  auto readsAfterAKLoop = [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = from; pc < to; ++pc)
+      for (const Access& b : text[pc].accesses)
+        if (b.view == a.view) refuse(fmt::format("it reads {} after a K loop", view));
+  };
+  for (int64_t t = 0; t < g.Wt; ++t)
+    readsAfterAKLoop(g.grid.procs[p].program, static_cast<size_t>(sh.head[t][g.Wg]),
+                     static_cast<size_t>(sh.tile_start[t + 1]));
+  forEachCopyOf(g.post_text, p, [&](const std::vector<Instr>& text) { readsAfterAKLoop(text, 0, text.size()); });
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) readsAfterAKLoop(part, 0, part.size());
+  const std::set<int> slots = readMarkerSlots(raw, p, a, fill);
+  forEachKIterationText(g, p, [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = from; pc < to; ++pc)
+      if (movesReadMarker(text[pc], slots)) refuse("a K iteration waits where its marker moves");
+  });
+  // the read's tile
+  int64_t tile = -1;
+  for (int64_t t = 0; t < g.Wt && tile < 0; ++t)
+    if (sh.head[t][0] <= q && q < sh.head[t][g.Wg]) tile = t;
+  if (tile < 0) refuse("it lies in no K iteration of the grid");
+  // each copy of the tile's part before the K loop reads the index over
+  // the read's bytes after its last wait that moves the marker
+  auto readsLast = [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = to; pc-- > from;) {
+      const Instr& x = text[pc];
+      for (const Access& b : x.accesses)
+        if (!b.write && b.view == a.view && b.index == a.index && b.lo <= a.lo && a.hi <= b.hi) return true;
+      if (movesReadMarker(x, slots)) return false;
+    }
+    return false;
+  };
+  const bool pre = p < g.pre_x.size() && g.pre_x[p];
+  for (int64_t x = 0; x <= (pre ? g.Wg : 0); ++x) {
+    const bool ok = pre ? readsLast(g.pre_text[0][p][tile][x], 0, g.pre_text[0][p][tile][x].size())
+                        : readsLast(g.grid.procs[p].program, static_cast<size_t>(sh.tile_start[tile]),
+                                    static_cast<size_t>(sh.head[tile][0]));
+    if (!ok)
+      refuse(fmt::format("the part before the K loop of tile {} does not read {}[{}] over its bytes after its last "
+                         "wait that moves the read's marker",
+                         tile, view, a.index));
+  }
+}
+
+// A read that copies near the tile's end leave out with their MMA
+// (PGrid::left_reads) changes no later read's meaning (docs/z3.md
+// "Left-out MMA reads near a tile's end"). What a read leaves behind is its
+// process's read epoch of the view index (Builder::tag: the marker, the
+// per-byte epochs, returns and markers, the keying iteration, the
+// read-back range, the read events checkRereads replays), read by the
+// process's next read of the index alone. Two cases, else unknown:
+// * the view's index is read by its process at the tile's ring start
+//   before the K loop (PGrid::ring_start_reads, FA4's and the store-warp
+//   FMHA's `smem_k[it + 1]`): ringStartReadsOncePerRun (asked after this)
+//   requires every copy d from the end to access the view below offset d,
+//   which the left-out read makes true, and then shows the part before the
+//   K loop's read the first access of its index in every run; its
+//   generation is the copy at Wg's, sound whatever it is;
+// * the read is no return (`smem_q[0]`): the process writes the view
+//   nowhere and reads it after no K loop, no other process of its role and
+//   CTA reads it, the process runs every tile, of one kind, with no last
+//   tile or tile lengths of their own; the read's index is the one the
+//   part before the K loop reads (every copy per ring start of the read's
+//   tile) over bytes that hold the read's, after the part's last wait that
+//   moves the index's marker; and no K iteration's text (the grid's, every
+//   copy) holds a wait that moves it. Then in every run the left-out read
+//   finds the marker its bytes were last read at and counts nothing
+//   (countReturns); it sets only the keying iteration, the last read's
+//   barrier count and program index, which the next read compares for a
+//   re-read, never one here (a return comes after a wait outside the K
+//   iterations, so in a later tile, whose keying iteration is neither the
+//   left-out read's nor the one of the read before it), and which a peer's
+//   re-read reads (peersReadAlike), none here.
+void leftOutReadsChangeNoRead(const PGrid& g, const System& raw) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
+  for (size_t p = 0; p < g.left_reads.size(); ++p) {
+    if (g.left_reads[p].empty()) continue;
+    const std::set<int> at_ring_start = ringStartReadViews(g, p);
+    for (int q : g.left_reads[p]) {
+      const Instr& in = raw.procs[p].program[static_cast<size_t>(q)];
+      for (const Access& a : in.accesses)
+        if (trip::leftOutReadToCheck(in, a, raw, g.ring_views) && !at_ring_start.count(a.view))
+          leftOutReadIsNoReturn(g, raw, p, q, a, fill);
+    }
+  }
+}
+
 // The fifth obstacle of FA4 (docs/z3.md "First K iterations that are also
 // a tile's last"), asked before the grids per ring start and end where it
 // is certain: tailIterationsAt matches an operation of a copy near the
@@ -13705,7 +13905,8 @@ bool tmemMmaKeptForCertain(const Instr& in, const System& raw, const std::set<in
                            const std::set<int>& free_regs) {
   return trip::mmaOnTmem(in, raw) && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
            const MemSpace& sp = raw.spaces[static_cast<size_t>(a.space)];
-           if (sp.kind == MemSpace::Kind::Tmem) return false;
+           if (sp.kind == MemSpace::Kind::Tmem || (sp.kind == MemSpace::Kind::Smem && a.view >= 0 && !a.write))
+             return false;
            if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) == 0;
            return a.view < 0 || outside.count(a.view) > 0;
          });
@@ -13748,7 +13949,7 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
         return {static_cast<int>(p), "an MMA commit on an mbarrier left out whose slot is not named by iter= or "
                                      "whose process waits for its MMA groups"};
     if (raw_tmem_mmas > tail_mmas && kept_tmem_mmas == raw_tmem_mmas)
-      return {static_cast<int>(p), "an MMA with an access in TMEM left out that also accesses a view outside the K "
+      return {static_cast<int>(p), "an MMA with an access in TMEM left out that also writes a view outside the K "
                                    "iterations"};
   }
   return {};
@@ -14448,14 +14649,19 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     for (size_t p = 0; p < tails->first.procs.size(); ++p)
       g.commits_in_order[p] = trip::mmaCommitNumbersReadInOrder(s, tails->first.procs[p].role);
     keepLastTilePartsOutOfTheTailArgument(g);
+    g.first_copies = first;
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
     if (g.tail_tmem) checkTailTmemRuns(s, binding, target, tl, g);
     // (obstacle 1 (d): a tile of d <= tail_m K iterations runs its first as
     // the one d from its end, firstTailIterationsAt)
     setUpFirstTails(g, first);
+    // (asked before the grids per ring start as well: with fewer texts it
+    // refuses only where it refuses with all of them)
+    leftOutReadsChangeNoRead(g, tails->first);
     // (a part before the K loop that moves with the ring together with
     // copies near the tile's end)
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
+    leftOutReadsChangeNoRead(g, tails->first);
   }
   ringStartReadsOncePerRun(g);
   refuseShortTilesThatNeverShift(g);
