@@ -13694,6 +13694,11 @@ void ringStartReadsOncePerRun(const PGrid& g) {
             kIteration(*text, 0, text->size(), gi, static_cast<int64_t>(d) + 1);
         if (const std::vector<Instr>* text = copyAt(g.first_text, t, gi))
           kIteration(*text, 0, text->size(), gi, g.tail_m + 1);
+        // (a first K iteration d from its end, at ring start gi: a copy near
+        // the end too, whose reads a left-out MMA may have dropped)
+        for (size_t d = 0; d < g.first_tail_text.size(); ++d)
+          if (const std::vector<Instr>* text = copyAt(g.first_tail_text[d], t, gi))
+            kIteration(*text, 0, text->size(), gi, static_cast<int64_t>(d) + 1);
       }
     }
   }
