@@ -6626,9 +6626,12 @@ struct PGrid {
   // outside ring_views (trip::leftOutReadToCheck): no later read may mean
   // otherwise without them (leftOutReadsChangeNoRead)
   std::vector<std::set<int>> left_reads;
-  // a first K iteration of its own (checkTileExprs' `first`): every process
-  // with copies near the end gets first copies near it too (setUpFirstTails)
-  bool first_copies = false;
+  // wait_reads_apart[p]: the grid's positions of the operations p's copies
+  // near the end leave out, where some of its reads whose marker a
+  // left-out wait moves are left out too (leftOutWaitsChangeNoRead): each
+  // K iteration's copy that keeps such a read is asked apart, the first
+  // copies near the end once built (leftOutWaitReadsInFirstTails)
+  std::vector<std::set<int>> wait_reads_apart;
   // may a copy near the tile's end of process p leave out its MMA commits?
   bool commitNumbersFree(size_t p) const {
     return commits_unread || (p < commits_in_order.size() && commits_in_order[p]);
@@ -12774,6 +12777,49 @@ std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
   return at;
 }
 
+// Each copy of process p in `texts` (a PartTexts: [kind][p][t][x]).
+void forEachCopyOf(const PartTexts& texts, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
+  for (const auto& kind : texts)
+    if (p < kind.size())
+      for (const auto& tile : kind[p])
+        for (const std::vector<Instr>& text : tile) f(text);
+}
+
+// The grid's K iterations of process p in `prog` (the grid as built, or
+// aligned: the same pcs), each [a, b).
+void forEachGridKIteration(const PGrid& g, size_t p, const std::vector<Instr>& prog,
+                           const std::function<void(const std::vector<Instr>&, size_t, size_t)>& f) {
+  const TileShape& sh = g.shape[p];
+  for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+    for (int64_t gi = 0; gi < g.Wg; ++gi)
+      f(prog, static_cast<size_t>(sh.head[t][gi]), static_cast<size_t>(sh.head[t][gi + 1]));
+}
+
+// Every text of process p's K iterations the layout holds: the grid's
+// [a, b) of `prog` (the grid as built: the builder's slots), the copies
+// near the tile's end, the first K iterations' and the first ones near the
+// end (each whole).
+void forEachKIterationText(const PGrid& g, size_t p, const std::vector<Instr>& prog,
+                           const std::function<void(const std::vector<Instr>&, size_t, size_t)>& f) {
+  forEachGridKIteration(g, p, prog, f);
+  auto whole = [&](const std::vector<Instr>& text) { f(text, 0, text.size()); };
+  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, whole);
+  forEachCopyOf(g.first_text, p, whole);
+  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, whole);
+}
+
+// Every text of process p the layout holds: the grid's program and every
+// copy of a part of it.
+void forEachTextOf(const PGrid& g, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
+  f(g.grid.procs[p].program);
+  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, f);
+  forEachCopyOf(g.first_text, p, f);
+  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, f);
+  forEachCopyOf(g.pre_text, p, f);
+  forEachCopyOf(g.post_text, p, f);
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) f(part);
+}
+
 // The slots whose waits move the marker of process p's read `a` of a view
 // index (Builder::tag: for a view TMA loads fill, the waits on the slots of
 // its fill barriers that fill the index); empty: every wait and bar.sync.
@@ -12801,8 +12847,10 @@ bool movesReadMarker(const Instr& in, const std::set<int>& slots) {
 // that no copy leaves out comes before it in its own piece, with no
 // left-out operation between them. Then whether the marker moved between
 // two reads of an index is decided by operations every copy keeps.
-void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const std::set<int>& left_out,
-                              const std::map<int, std::set<int>>& fill) {
+// With `first_tails`: only the first copies near the end of a process
+// whose reads were asked apart (PGrid::wait_reads_apart), once built.
+void leftOutWaitsChangeNoRead(PGrid& g, const System& raw, size_t p, const std::set<int>& left_out,
+                              const std::map<int, std::set<int>>& fill, bool first_tails = false) {
   const std::string& name = raw.procs[p].name;
   auto barrierOf = [](const Instr& in) { return in.stmt ? in.stmt->op.barrier : -1; };
   auto markerSlots = [&](const Access& a) { return readMarkerSlots(raw, p, a, fill); };
@@ -12820,10 +12868,11 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
   };
   // A read whose instruction some copy leaves out too (the S MMA after
   // its own left-out k_full wait): the grid's text, which runs far from
-  // the tile's end, holds every operation before it, and each copy near
-  // the end that keeps it is asked as a piece of its own (below). Not
-  // where K iterations have first copies (not built yet, asked nowhere here).
-  const bool copies_apart = !g.first_copies;
+  // the tile's end, holds every operation before it, and each K
+  // iteration's copy that keeps it is asked as a piece of its own (below;
+  // the first copies near the end, built later, by
+  // leftOutWaitReadsInFirstTails).
+  const bool copies_apart = true;
   bool reads_left_out = false;
   const std::set<int> none;
   auto check = [&](const std::vector<Instr>& prog, const std::set<int>& starts, const std::set<int>& out) {
@@ -12844,12 +12893,20 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
                                  name, a.what));
       }
   };
+  if (first_tails) {
+    for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, [&](const std::vector<Instr>& copy) {
+      check(copy, {0}, {});
+    });
+    return;
+  }
   check(raw.procs[p].program, pieceStarts(g.shape[p], g.Wt, g.Wg), left_out);
-  if (reads_left_out)
-    for (const auto& dist : g.tail_text)
-      if (!dist.empty() && p < dist[0].size())
-        for (const auto& tile : dist[0][p])
-          for (const std::vector<Instr>& copy : tile) check(copy, {0}, {});
+  if (reads_left_out) {
+    const std::vector<Instr> none_of_the_grid;
+    forEachKIterationText(g, p, none_of_the_grid, [&](const std::vector<Instr>& copy, size_t, size_t) {
+      check(copy, {0}, {});
+    });
+    g.wait_reads_apart[p] = left_out;
+  }
   for (const PartTexts* texts : {&g.pre_text, &g.post_text})
     for (const auto& kind : *texts)
       if (p < kind.size())
@@ -13012,8 +13069,9 @@ void leftOutWritesOncePerRun(const PGrid& g, size_t p, int v, const System& raw,
 // (a TMA load's): its generation counts in the process's later writes of
 // the view index, which decide nothing where leftOutWritesOncePerRun
 // holds (else unknown). Throws Fail (unknown) where a check fails.
-void leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
+void leftOutCountersChangeNothing(PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
                                   bool reads_capped) {
+  g.wait_reads_apart.assign(left_out.size(), {});
   const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
   for (size_t p = 0; p < left_out.size(); ++p) {
     const auto& mp = raw.procs[p].program;
@@ -13042,6 +13100,15 @@ void collectLeftOutReads(PGrid& g, const System& raw, const std::vector<std::set
                       [&](const Access& a) { return trip::leftOutReadToCheck(in, a, raw, g.ring_views); }))
         g.left_reads[p].insert(q);
     }
+}
+
+// leftOutWaitsChangeNoRead's reads left out with their wait, asked of the
+// first copies near the end too, once tailsByRingStart has built them.
+void leftOutWaitReadsInFirstTails(PGrid& g, const System& raw) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
+  for (size_t p = 0; p < g.wait_reads_apart.size(); ++p)
+    if (!g.wait_reads_apart[p].empty())
+      leftOutWaitsChangeNoRead(g, raw, p, g.wait_reads_apart[p], fill, /*first_tails=*/true);
 }
 
 // The last K iterations per ring position (docs/z3.md "The last K
@@ -13704,43 +13771,45 @@ void ringStartReadsOncePerRun(const PGrid& g) {
   }
 }
 
-// Each copy of process p in `texts` (a PartTexts: [kind][p][t][x]).
-void forEachCopyOf(const PartTexts& texts, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
-  for (const auto& kind : texts)
-    if (p < kind.size())
-      for (const auto& tile : kind[p])
-        for (const std::vector<Instr>& text : tile) f(text);
-}
-
-// Every text of process p's K iterations the layout holds: the grid's
-// [a, b) of its program, the copies near the tile's end, the first K
-// iterations' and the first ones near the end (each whole).
-void forEachKIterationText(const PGrid& g, size_t p,
-                           const std::function<void(const std::vector<Instr>&, size_t, size_t)>& f) {
+// The part of leftOutReadIsNoReturn the grid as built decides (`raw`, its
+// texts; `last_tile`: the schedule reads the tile count, PGrid::last_tile
+// once the last tiles' grids are built): the reason it fails, "" if it
+// holds. certainTailRefusal asks it at the probe, where a failure is
+// certain: leftOutReadIsNoReturn asks it of the same texts, among others.
+std::string noReturnOnTheGrid(const PGrid& g, const System& raw, bool last_tile, size_t p, const Access& a,
+                              const std::map<int, std::set<int>>& fill) {
+  const std::string& view = raw.schedule->views[static_cast<size_t>(a.view)].name;
   const TileShape& sh = g.shape[p];
-  for (int64_t t = sh.first; t < g.Wt; t += sh.step)
-    for (int64_t gi = 0; gi < g.Wg; ++gi)
-      f(g.grid.procs[p].program, static_cast<size_t>(sh.head[t][gi]), static_cast<size_t>(sh.head[t][gi + 1]));
-  auto whole = [&](const std::vector<Instr>& text) { f(text, 0, text.size()); };
-  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, whole);
-  forEachCopyOf(g.first_text, p, whole);
-  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, whole);
-}
-
-// Every text of process p the layout holds: the grid's program and every
-// copy of a part of it.
-void forEachTextOf(const PGrid& g, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
-  f(g.grid.procs[p].program);
-  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, f);
-  forEachCopyOf(g.first_text, p, f);
-  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, f);
-  forEachCopyOf(g.pre_text, p, f);
-  forEachCopyOf(g.post_text, p, f);
-  for (const std::vector<Instr>& part : lastTilePosts(g, p)) f(part);
+  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || last_tile ||
+      g.fixed_tiles >= 0 || g.own_lengths)
+    return "the process skips tiles, or tiles have kinds, lengths of their own or a last tile of their own";
+  const std::vector<Instr>& prog = raw.procs[p].program;
+  for (size_t r = 0; r < raw.procs.size(); ++r)
+    if (r != p && raw.procs[r].role == raw.procs[p].role && raw.procs[r].cta == raw.procs[p].cta)
+      for (const Instr& x : raw.procs[r].program)
+        for (const Access& b : x.accesses)
+          if (b.view == a.view) return fmt::format("another process of its role reads {} too", view);
+  for (const Instr& x : prog)
+    for (const Access& b : x.accesses)
+      if (b.view == a.view && b.write) return fmt::format("it writes {} too", view);
+  // (a read after a K loop would share the keying iteration of the part
+  // before it: a re-read without the left-out read, a return with it)
+  for (int64_t t = 0; t < g.Wt; ++t)
+    for (int pc = sh.head[t][g.Wg]; pc < sh.tile_start[t + 1]; ++pc)
+      for (const Access& b : prog[static_cast<size_t>(pc)].accesses)
+        if (b.view == a.view) return fmt::format("it reads {} after a K loop", view);
+  const std::set<int> slots = readMarkerSlots(raw, p, a, fill);
+  std::string why;
+  forEachGridKIteration(g, p, prog, [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = from; pc < to; ++pc)
+      if (movesReadMarker(text[pc], slots)) why = "a K iteration waits where its marker moves";
+  });
+  return why;
 }
 
 // The second case of leftOutReadsChangeNoRead: p's read `a` of the
-// instruction at `q` (the grid's K iteration) is no return in any run.
+// instruction at `q` (the grid's K iteration, in `raw`, the grid as built)
+// is no return in any run.
 void leftOutReadIsNoReturn(const PGrid& g, const System& raw, size_t p, int q, const Access& a,
                            const std::map<int, std::set<int>>& fill) {
   const ir::Schedule& s = *raw.schedule;
@@ -13750,34 +13819,22 @@ void leftOutReadIsNoReturn(const PGrid& g, const System& raw, size_t p, int q, c
                            "covered by the persistent-kernel proof yet)",
                            raw.procs[p].name, a.what, why));
   };
+  if (const std::string why = noReturnOnTheGrid(g, raw, g.last_tile, p, a, fill); !why.empty()) refuse(why);
   const TileShape& sh = g.shape[p];
-  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || g.last_tile ||
-      g.fixed_tiles >= 0 || g.own_lengths)
-    refuse("the process skips tiles, or tiles have kinds, lengths of their own or a last tile of their own");
-  for (size_t r = 0; r < raw.procs.size(); ++r)
-    if (r != p && raw.procs[r].role == raw.procs[p].role && raw.procs[r].cta == raw.procs[p].cta)
-      for (const Instr& x : raw.procs[r].program)
-        for (const Access& b : x.accesses)
-          if (b.view == a.view) refuse(fmt::format("another process of its role reads {} too", view));
   forEachTextOf(g, p, [&](const std::vector<Instr>& text) {
     for (const Instr& x : text)
       for (const Access& b : x.accesses)
         if (b.view == a.view && b.write) refuse(fmt::format("it writes {} too", view));
   });
-  // (a read after a K loop would share the keying iteration of the part
-  // before it: a re-read without the left-out read, a return with it)
-  auto readsAfterAKLoop = [&](const std::vector<Instr>& text, size_t from, size_t to) {
-    for (size_t pc = from; pc < to; ++pc)
-      for (const Access& b : text[pc].accesses)
+  auto readsAfterAKLoop = [&](const std::vector<Instr>& text) {
+    for (const Instr& x : text)
+      for (const Access& b : x.accesses)
         if (b.view == a.view) refuse(fmt::format("it reads {} after a K loop", view));
   };
-  for (int64_t t = 0; t < g.Wt; ++t)
-    readsAfterAKLoop(g.grid.procs[p].program, static_cast<size_t>(sh.head[t][g.Wg]),
-                     static_cast<size_t>(sh.tile_start[t + 1]));
-  forEachCopyOf(g.post_text, p, [&](const std::vector<Instr>& text) { readsAfterAKLoop(text, 0, text.size()); });
-  for (const std::vector<Instr>& part : lastTilePosts(g, p)) readsAfterAKLoop(part, 0, part.size());
+  forEachCopyOf(g.post_text, p, readsAfterAKLoop);
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) readsAfterAKLoop(part);
   const std::set<int> slots = readMarkerSlots(raw, p, a, fill);
-  forEachKIterationText(g, p, [&](const std::vector<Instr>& text, size_t from, size_t to) {
+  forEachKIterationText(g, p, raw.procs[p].program, [&](const std::vector<Instr>& text, size_t from, size_t to) {
     for (size_t pc = from; pc < to; ++pc)
       if (movesReadMarker(text[pc], slots)) refuse("a K iteration waits where its marker moves");
   });
@@ -13904,20 +13961,27 @@ std::set<int> viewsOutsideKIterations(const PGrid& g, const System& raw) {
   return out;
 }
 
-// An MMA with an access in TMEM that no tail argument can leave out (the
-// third case of certainTailRefusal).
-bool tmemMmaKeptForCertain(const Instr& in, const System& raw, const std::set<int>& outside,
-                           const std::set<int>& free_regs) {
+// An MMA of process p with an access in TMEM that no tail argument can
+// leave out (the third case of certainTailRefusal): a read of a view
+// outside the K iterations is left out only where leftOutReadsChangeNoRead
+// holds, which refuses one not read at the ring start (PGrid::
+// ring_start_reads) whose grid fails noReturnOnTheGrid.
+bool tmemMmaKeptForCertain(const PGrid& g, size_t p, const Instr& in, const System& raw, const std::set<int>& outside,
+                           const std::set<int>& free_regs, bool last_tile) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
+  const std::set<int> at_ring_start = ringStartReadViews(g, p);
   return trip::mmaOnTmem(in, raw) && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
            const MemSpace& sp = raw.spaces[static_cast<size_t>(a.space)];
-           if (sp.kind == MemSpace::Kind::Tmem || (sp.kind == MemSpace::Kind::Smem && a.view >= 0 && !a.write))
-             return false;
+           if (sp.kind == MemSpace::Kind::Tmem) return false;
            if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) == 0;
-           return a.view < 0 || outside.count(a.view) > 0;
+           if (a.view < 0 || !outside.count(a.view)) return a.view < 0;
+           if (a.write || sp.kind != MemSpace::Kind::Smem) return true;
+           return !at_ring_start.count(a.view) && !noReturnOnTheGrid(g, raw, last_tile, p, a, fill).empty();
          });
 }
 
-CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
+                                      bool last_tile) {
   const std::set<int> outside = viewsOutsideKIterations(g, raw);
   const std::set<int> free_regs = pathFreeRegs(*raw.schedule, tl);
   for (size_t p = 0; p < g.shape.size(); ++p) {
@@ -13937,7 +14001,7 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
     for (int pc = sh.head[0][0]; pc < sh.head[0][1]; ++pc) {
       const Instr& in = mp[static_cast<size_t>(pc)];
       raw_tmem_mmas += trip::mmaOnTmem(in, raw);
-      kept_tmem_mmas += tmemMmaKeptForCertain(in, raw, outside, free_regs);
+      kept_tmem_mmas += tmemMmaKeptForCertain(g, p, in, raw, outside, free_regs, last_tile);
       if (in.kind != InstrKind::MmaCommit || in.slot < 0) continue;
       ++raw_commits[in.slot];
       fixed_commits[in.slot] += !(in_order && slotByIter(in));
@@ -13954,8 +14018,8 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
         return {static_cast<int>(p), "an MMA commit on an mbarrier left out whose slot is not named by iter= or "
                                      "whose process waits for its MMA groups"};
     if (raw_tmem_mmas > tail_mmas && kept_tmem_mmas == raw_tmem_mmas)
-      return {static_cast<int>(p), "an MMA with an access in TMEM left out that also writes a view outside the K "
-                                   "iterations"};
+      return {static_cast<int>(p), "an MMA with an access in TMEM left out that also accesses a view outside the K "
+                                   "iterations that no argument takes"};
   }
   return {};
 }
@@ -13963,8 +14027,8 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
 // `has_copies_near_the_end`: whether tailIterations will run (the probe's
 // `last > 0`), asked only where certainTailRefusal finds a process.
 void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
-                                       const std::function<bool()>& has_copies_near_the_end) {
-  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail);
+                                       bool last_tile, const std::function<bool()>& has_copies_near_the_end) {
+  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail, last_tile);
   if (r.p >= 0 && has_copies_near_the_end())
     throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
                            "tile's last, beyond operations that carry no counter ({}; not covered by the "
@@ -14580,7 +14644,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // depth of the copies near the end is asked here, only where the
       // commits differ, at the cost of one checkTileExprs)
       if (tails)
-        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), [&] {
+        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), !uses.empty(), [&] {
           return probe.last > 0 || (uses.empty() && tailDepthProbe(s, tl, g, solverLimits(opts, budget)) > 0);
         });
       buildLastGrids();  // (lastTilesAtRingStart reads them)
@@ -14654,7 +14718,6 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     for (size_t p = 0; p < tails->first.procs.size(); ++p)
       g.commits_in_order[p] = trip::mmaCommitNumbersReadInOrder(s, tails->first.procs[p].role);
     keepLastTilePartsOutOfTheTailArgument(g);
-    g.first_copies = first;
     tailIterations(g, tl, tails->first, tails->second, opts.build.cap_read_generations);
     if (g.tail_tmem) checkTailTmemRuns(s, binding, target, tl, g);
     // (obstacle 1 (d): a tile of d <= tail_m K iterations runs its first as
@@ -14667,6 +14730,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     // copies near the tile's end)
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
     leftOutReadsChangeNoRead(g, tails->first);
+    leftOutWaitReadsInFirstTails(g, tails->first);
   }
   ringStartReadsOncePerRun(g);
   refuseShortTilesThatNeverShift(g);
