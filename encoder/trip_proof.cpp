@@ -12872,7 +12872,6 @@ void leftOutWaitsChangeNoRead(PGrid& g, const System& raw, size_t p, const std::
   // iteration's copy that keeps it is asked as a piece of its own (below;
   // the first copies near the end, built later, by
   // leftOutWaitReadsInFirstTails).
-  const bool copies_apart = true;
   bool reads_left_out = false;
   const std::set<int> none;
   auto check = [&](const std::vector<Instr>& prog, const std::set<int>& starts, const std::set<int>& out) {
@@ -12881,7 +12880,7 @@ void leftOutWaitsChangeNoRead(PGrid& g, const System& raw, size_t p, const std::
         if (a.write || a.view < 0) continue;
         const std::set<int> slots = markerSlots(a);
         if (!slots.empty() && !movedByALeftOutWait(a.view)) continue;  // no left-out wait moves its marker
-        const bool apart = copies_apart && out.count(r) > 0;
+        const bool apart = out.count(r) > 0;
         reads_left_out |= apart;
         const std::set<int>& left = apart ? none : out;
         const int from = *std::prev(starts.upper_bound(r));
