@@ -20,13 +20,11 @@
 #  * epilogue warp: o_full -> TMA store -> commit -> wait_group.read 0 ->
 #    o_empty.  The softmax warpgroup never waits on the bulk group: it
 #    learns that the slot is free from the epilogue warp's mbarrier.
-# Verdict: checked, NOT proved (the persistent proof's copies of the MMA
-# warp's last K iteration leave out the next block's S issue: its MMA
-# commits and k_full wait since session 48, its reads of smem_q[0] and
-# smem_k[it + 1] since helper left49 are covered; it stops at the copies
-# near the end per ring start, where the PV MMA's smem_p[0] read generation
-# differs by ring start; two other spellings of the MMA warp's one-ahead S
-# are refused for other reasons):
+# Verdict: checked, NOT proved (the persistent proof refuses the MMA warp's
+# last K iteration, which leaves out the next block's S issue: since session
+# 48 its MMA commits and its k_full wait are covered, but not the S MMA's
+# reads of smem_q[0] and smem_k[it + 1]; two other spellings of the MMA
+# warp's one-ahead S are refused for other reasons):
 # docs/known-limits.md "A persistent FMHA with a one-ahead S MMA".
 # Mutant: bugs/sync.race/sm100_fmha_store_warp_release_before_store_wait.cake.
 # expect: pass
