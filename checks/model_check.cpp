@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/step_bounds.h"
 #include "checks/sync_engine.h"
 #include "encoder/block_coords.h"
 #include "encoder/bv_prover.h"
@@ -3663,12 +3664,25 @@ class BindingSearch {
     if (auto it = extreme_allowed_.find(key); it != extreme_allowed_.end()) return it->second;
     return extreme_allowed_[key] = scanExtremeAllowed(base, p, least);
   }
+  // (assumed() at each value, in one environment: the facts that do not
+  // read p hold at every value alike, asked once; the scan was 4 % of the
+  // corpus gate's time, an environment built per value: helper gate49)
   std::optional<int64_t> scanExtremeAllowed(const Binding& base, int p, bool least) const {
-    Binding b = base;
+    ir::EvalEnv e = env(base);
+    std::vector<const ir::Expr*> reading;
+    auto holds = [&](const ir::Expr& f) {
+      const std::optional<int64_t> v = ir::evaluate(f, e);
+      return v && *v != 0;
+    };
+    for (const ir::Assume& a : s_.assumes) {
+      if (dependsOnParam(*a.cond, p)) reading.push_back(a.cond.get());
+      else if (!holds(*a.cond)) return std::nullopt;
+    }
     const int64_t first = least ? -kExtremeScan : kExtremeScan, step = least ? 1 : -1;
     for (int64_t v = first; v * step <= kExtremeScan; v += step) {
-      b.params[p] = v;
-      if (assumed(b)) return v == first ? std::nullopt : std::optional<int64_t>(v);
+      e.params[p] = v;
+      if (std::all_of(reading.begin(), reading.end(), [&](const ir::Expr* f) { return holds(*f); }))
+        return v == first ? std::nullopt : std::optional<int64_t>(v);
     }
     return std::nullopt;
   }
@@ -4085,12 +4099,123 @@ class BindingSearch {
     std::optional<Binding> at;
     std::string why;
   };
+  // What the bindings on one side of 0 show of a part: the values it takes
+  // and its pairs of differences (down, up) there.
+  struct SeenOnSide {
+    std::set<int64_t> values;
+    std::set<std::pair<int64_t, int64_t>> shapes;
+  };
+  SeenOnSide seenOnSide(const ExprPtr& part, int p, const Binding& base, const std::vector<Binding>& out,
+                        bool negative) const {
+    SeenOnSide seen;
+    auto note = [&](const Binding& b) {
+      Binding lo = b, hi = b;
+      lo.params[p] = knobValue(b, 6 + p) - 1;
+      hi.params[p] = knobValue(b, 6 + p) + 1;
+      const auto d = value(lo, *part), m = value(b, *part), u = value(hi, *part);
+      if (m) seen.values.insert(*m);
+      if (d && m && u) seen.shapes.insert({*m - *d, *u - *m});
+    };
+    std::optional<int64_t> least, most;
+    for (const Binding& b : out) {
+      const int64_t v = knobValue(b, 6 + p);
+      if ((v < 0) != negative) continue;
+      note(b);
+      least = std::min(least.value_or(v), v);
+      most = std::max(most.value_or(v), v);
+    }
+    // Every value between the least and the largest run on this side,
+    // the other knobs at `base`: a step of `lm.cdiv(S, 128)` at 768 is
+    // the steps the trip counts placed between 1 and 513 (each binding
+    // sits just past one), not a new one.
+    if (least && *most - *least <= kStepRange) {
+      if (ir::exprUses(*part, {ExprKind::BlockIdx, ExprKind::GridDim})) {
+        for (int64_t v = *least; v <= *most; ++v) {
+          Binding b = base;
+          b.params[p] = v;
+          note(b);
+        }
+      } else {
+        // (the same values and shapes as note() at each v, the part
+        // evaluated once per value in one environment: the scan is up to
+        // kStepRange values per part and side)
+        ir::EvalEnv e = env(base);
+        std::vector<std::optional<int64_t>> at_v;
+        for (int64_t v = *least - 1; v <= *most + 1; ++v) {
+          e.params[p] = v;
+          at_v.push_back(ir::evaluate(*part, e));
+        }
+        for (size_t i = 1; i + 1 < at_v.size(); ++i) {
+          const auto &d = at_v[i - 1], &m = at_v[i], &u = at_v[i + 1];
+          if (m) seen.values.insert(*m);
+          if (d && m && u) seen.shapes.insert({*m - *d, *u - *m});
+        }
+      }
+    }
+    return seen;
+  }
+  // Whether bounds alone show that stepElsewhere's query has no witness
+  // (checks/step_bounds.h): on each side of 0, either no value of the
+  // parameter with both neighbours is allowed (the lm.assume facts, at the
+  // value and its neighbours, and `facts`), or over the allowed ones the
+  // part never bends (one step), or every value it can take is one the
+  // bindings show, or every bend its steps allow is a shape they show. Only
+  // where the integer solver would read everything (intEncodable): where
+  // it would not, its Unknown names the part, as before. (Helper gate49,
+  // session 49: the corpus's far-step queries cost a solver context each,
+  // 6 % of the gate, and nearly all of them answer none.)
+  static constexpr int64_t kBoundValues = 4096;  // the most values of a part checked against those shown
+  static constexpr int64_t kBoundSteps = 16;     // the most steps of a part whose pairs are checked
+  bool noStepByBounds(const ExprPtr& part, int p, const std::vector<ExprPtr>& facts, const Binding& base,
+                      const SeenOnSide (&seen)[2]) const {
+    if (!encoder::intEncodable(s_, *part)) return false;
+    for (const ExprPtr& f : facts)
+      if (!f || !encoder::intEncodable(s_, *f)) return false;
+    const ir::EvalEnv at = env(base);
+    for (const bool negative : {false, true}) {
+      const Span side = negative ? Span::of(INT32_MIN, -1) : Span::of(0, INT32_MAX);  // (the solver's domain)
+      const std::optional<Span> xs = allowedSpan(facts, p, side, at);
+      if (!xs) continue;
+      const std::optional<PartBounds> b = partBounds(*part, p, Span::of(xs->lo - 1, xs->hi + 1), at);
+      if (!b || !noUnseenBend(*b, seen[negative])) return false;
+    }
+    return true;
+  }
+  static bool noUnseenBend(const PartBounds& b, const SeenOnSide& seen) {
+    if (b.step.single()) return true;
+    const Span& v = b.value;
+    if (v.finite() && v.hi - v.lo < kBoundValues) {
+      bool all = true;
+      for (__int128 x = v.lo; x <= v.hi && all; ++x) all = !b.allows(x) || seen.values.count(static_cast<int64_t>(x));
+      if (all) return true;
+    }
+    const Span& s = b.step;
+    if (!s.finite() || s.hi - s.lo >= kBoundSteps) return false;
+    for (__int128 d = s.lo; d <= s.hi; ++d)
+      for (__int128 u = s.lo; u <= s.hi; ++u)
+        if (d != u && !seen.shapes.count({static_cast<int64_t>(d), static_cast<int64_t>(u)})) return false;
+    return true;
+  }
   std::optional<StepElsewhere> stepElsewhere(const ExprPtr& part, int p, const Binding& base,
                                              const std::vector<Binding>& out) {
+    const SeenOnSide seen[2] = {seenOnSide(part, p, base, out, false), seenOnSide(part, p, base, out, true)};
     const ExprPtr x = leafExpr(ExprKind::Param, p);
     auto at = [&](const ExprPtr& e, int64_t d) {
       return substituteParam(e, p, ir::makeExpr(ExprKind::Add, {x, ir::makeConst(d)}));
     };
+    const bool none[3] = {false, false, false};
+    // The facts the query reads: the lm.assume facts at the value and, where
+    // they read the parameter, at both neighbours; the other knobs at `base`.
+    std::vector<ExprPtr> shifted_assumes;
+    for (const ir::Assume& a : s_.assumes)
+      if (a.cond && dependsOnParam(*a.cond, p))
+        for (int64_t d : {-1, 1}) shifted_assumes.push_back(at(a.cond, d));
+    {
+      std::vector<ExprPtr> facts = jointPremises(base, {p}, none);
+      for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
+      facts.insert(facts.end(), shifted_assumes.begin(), shifted_assumes.end());
+      if (noStepByBounds(part, p, facts, base, seen)) return std::nullopt;
+    }
     // The part's differences on both sides of the value: a bend where they
     // differ, of a shape no binding shows (`T // 2` bends at every value, as
     // it does among the values run, and names nothing). Values and shapes
@@ -4106,64 +4231,15 @@ class BindingSearch {
     auto unseen = [&](bool negative) {
       std::vector<ExprPtr> ne{ir::makeExpr(negative ? ExprKind::Lt : ExprKind::Ge, {x, ir::makeConst(0)}),
                               ir::makeExpr(ExprKind::Ne, {up, down})};
-      std::set<int64_t> values;
-      std::set<std::pair<int64_t, int64_t>> shapes;
-      auto note = [&](const Binding& b) {
-        Binding lo = b, hi = b;
-        lo.params[p] = knobValue(b, 6 + p) - 1;
-        hi.params[p] = knobValue(b, 6 + p) + 1;
-        const auto d = value(lo, *part), m = value(b, *part), u = value(hi, *part);
-        if (m) values.insert(*m);
-        if (d && m && u) shapes.insert({*m - *d, *u - *m});
-      };
-      std::optional<int64_t> least, most;
-      for (const Binding& b : out) {
-        const int64_t v = knobValue(b, 6 + p);
-        if ((v < 0) != negative) continue;
-        note(b);
-        least = std::min(least.value_or(v), v);
-        most = std::max(most.value_or(v), v);
-      }
-      // Every value between the least and the largest run on this side,
-      // the other knobs at `base`: a step of `lm.cdiv(S, 128)` at 768 is
-      // the steps the trip counts placed between 1 and 513 (each binding
-      // sits just past one), not a new one.
-      if (least && *most - *least <= kStepRange) {
-        if (ir::exprUses(*part, {ExprKind::BlockIdx, ExprKind::GridDim})) {
-          for (int64_t v = *least; v <= *most; ++v) {
-            Binding b = base;
-            b.params[p] = v;
-            note(b);
-          }
-        } else {
-          // (the same values and shapes as note() at each v, the part
-          // evaluated once per value in one environment: the scan is up to
-          // kStepRange values per part and side)
-          ir::EvalEnv e = env(base);
-          std::vector<std::optional<int64_t>> at_v;
-          for (int64_t v = *least - 1; v <= *most + 1; ++v) {
-            e.params[p] = v;
-            at_v.push_back(ir::evaluate(*part, e));
-          }
-          for (size_t i = 1; i + 1 < at_v.size(); ++i) {
-            const auto &d = at_v[i - 1], &m = at_v[i], &u = at_v[i + 1];
-            if (m) values.insert(*m);
-            if (d && m && u) shapes.insert({*m - *d, *u - *m});
-          }
-        }
-      }
-      for (int64_t v : values) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
-      for (auto [d, u] : shapes)
+      for (int64_t v : seen[negative].values) ne.push_back(ir::makeExpr(ExprKind::Ne, {part, ir::makeConst(v)}));
+      for (auto [d, u] : seen[negative].shapes)
         ne.push_back(ir::makeExpr(ExprKind::Or, {ir::makeExpr(ExprKind::Ne, {down, ir::makeConst(d)}),
                                                  ir::makeExpr(ExprKind::Ne, {up, ir::makeConst(u)})}));
       return all(ne);
     };
     const ExprPtr cond = ir::makeExpr(ExprKind::Or, {unseen(false), unseen(true)});
-    const bool none[3] = {false, false, false};
     std::vector<ExprPtr> premises = jointQueryPremises(cond, base, {p}, none);
-    for (const ir::Assume& a : s_.assumes)
-      if (a.cond && dependsOnParam(*a.cond, p))
-        for (int64_t d : {-1, 1}) premises.push_back(at(a.cond, d));
+    premises.insert(premises.end(), shifted_assumes.begin(), shifted_assumes.end());
     encoder::Limits l = limits_;
     l.rlimit = kRuleOutRlimit;
     const encoder::BvResult r = encoder::intWitness(s_, cond, premises, l);

@@ -1202,6 +1202,30 @@ class IntEncoding {
   }
 };
 
+}  // namespace
+
+// (the conditions under which IntEncoding::tr throws Unsupported, above)
+bool intEncodable(const ir::Schedule& s, const ir::Expr& e) {
+  using K = ir::ExprKind;
+  if (e.kind == K::Const) return true;
+  if (e.kind == K::Param)
+    return e.index >= 0 && e.index < static_cast<int>(s.params.size()) && s.params[e.index].type == ir::ParamType::I32;
+  if (freeSymbol(e)) return true;
+  if (e.kind == K::BlockIdx || e.kind == K::GridDim) return false;
+  for (const ir::ExprPtr& a : e.args)
+    if (!a || !intEncodable(s, *a)) return false;
+  if (e.kind == K::Neg || e.kind == K::Not) return e.args.size() == 1;
+  if (e.args.size() != 2) return false;
+  switch (e.kind) {
+    case K::Add: case K::Sub: case K::Mul: case K::FloorDiv: case K::Mod: case K::CDiv: case K::Min: case K::Max:
+    case K::Lt: case K::Le: case K::Gt: case K::Ge: case K::Eq: case K::Ne: case K::And: case K::Or:
+      return true;
+    default: return false;
+  }
+}
+
+namespace {
+
 // intWitness's complete answers, kept for the process (every schedule,
 // every thread; on where HoldsCache is). Each query makes a context of its
 // own, so what it answers, a model included, and the resource units it

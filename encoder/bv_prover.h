@@ -188,4 +188,11 @@ bool hasFreeSymbols(const ir::Expr& e);
 BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::vector<ir::ExprPtr>& premises,
                     Limits limits);
 
+// Whether intWitness's encoding translates `e` (else a query that reads it
+// is Unknown, "unsupported"): every parameter an LM.i32 of `s`, every
+// block index and grid size of a dimension 0..2, every operator of known
+// arity. A shortcut that answers for intWitness answers only where this
+// holds of everything the query would read (checks/step_bounds.h).
+bool intEncodable(const ir::Schedule& s, const ir::Expr& e);
+
 }  // namespace cake::encoder
