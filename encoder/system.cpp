@@ -271,6 +271,12 @@ struct ProcState {
   std::map<int, int> regs_product_at;
   // the elements the last MMA into each fragment wrote (productsUnreadAtExit)
   std::map<int, std::vector<std::pair<int64_t, int64_t>>> regs_product_elements;
+  // fragments whose product an op with another destination read (moved
+  // out: a promotion, a copy, a store, an MMA operand), and of those, the
+  // ones an MMA then started afresh (init=): a temporary that is emptied
+  // and refilled (productsUnreadAtExit)
+  std::set<int> regs_moved_out;
+  std::set<int> regs_refilled;
 };
 
 class Builder {
@@ -319,6 +325,7 @@ class Builder {
   int cta_ = 0;                                        // the CTA of the process being built
   int space_cta_ = 0;                                  // the CTA whose memory access() names
   std::optional<std::set<int>> used_regs_;             // productUsed(): fragments some op reads
+  std::pair<const Instr*, int> accumulating_read_{nullptr, -1};  // the MMA reading the accumulator it adds to
   TmemBuildFacts tmem_facts_;                          // for markTmemHazards (encoder/tmem_values.h)
   std::map<std::pair<int, int>, int> regs_space_;      // (regs, proc) -> space
   std::set<int> rw_tensors_;                           // tensor params some op reads and some op writes
@@ -1403,7 +1410,7 @@ class Builder {
     if (ref.kind == BufferRef::Kind::Param) return markGridDep(in, ref);
     if (ref.kind == BufferRef::Kind::Regs) {
       regsElements(in, ref, write, false);
-      unreadProducts(in, ref, write);
+      unreadProducts(in, ref, write, &st.op.dst);
     }
     if (ref.kind != BufferRef::Kind::Tmem) {
       // the keying loop of a view operand: the innermost loop whose
@@ -1677,12 +1684,17 @@ class Builder {
   // the op's writes (addRef order), so an in-place update reads first.
   // Like the other register hazards it is decided here, per process in
   // program order, and every engine reports it when the op runs.
-  void unreadProducts(Instr& in, const BufferRef& ref, bool write) {
+  // `dst`: the destination of the op that reads (none: an MMA reading the
+  // accumulator it adds to).
+  void unreadProducts(Instr& in, const BufferRef& ref, bool write, const BufferRef* dst = nullptr) {
     if (!productUsed(ref.index)) return;
     ElementSet& unread = ps_->regs_unread[ref.index];
     const auto elements = regsIntervals(ref);
     if (!write) {
       for (const auto& [lo, hi] : elements) unread.remove(lo, hi);
+      if (!dst) accumulating_read_ = {&in, ref.index};
+      else if (ps_->regs_product_at.count(ref.index) && !(dst->kind == BufferRef::Kind::Regs && dst->index == ref.index))
+        ps_->regs_moved_out.insert(ref.index);
       return;
     }
     if (in.regs_hazard.regs_space < 0)
@@ -1702,6 +1714,8 @@ class Builder {
     if (product) {
       ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
       ps_->regs_product_elements[ref.index] = elements;
+      const bool accumulates = accumulating_read_ == std::pair<const Instr*, int>{&in, ref.index};
+      if (!accumulates && ps_->regs_moved_out.count(ref.index)) ps_->regs_refilled.insert(ref.index);
     }
   }
 
@@ -1717,10 +1731,16 @@ class Builder {
   // The hazard goes on the last instruction after the product that carries
   // none, and every engine reports it when that instruction runs, as it
   // reports an overwrite.
+  // Only a fragment the instance used as a temporary (its product moved out
+  // to another destination, then an MMA started it afresh) is judged: an
+  // accumulator updated in place and never moved out (a mainloop model
+  // without its epilogue: FlashAttention-2's `o`, rescaled in the loop), or
+  // one whose epilogue a guard skips in this instance (a block past M), is
+  // not a product this instance was seen to collect (review49, session 49).
   void productsUnreadAtExit() {
     std::vector<Instr>& program = proc().program;
     for (auto& [regs, unread] : ps_->regs_unread) {
-      if (!productUsed(regs)) continue;
+      if (!productUsed(regs) || !ps_->regs_refilled.count(regs)) continue;
       const auto& written = ps_->regs_product_elements[regs];
       if (written.empty() || !std::all_of(written.begin(), written.end(), [&](const auto& w) {
             return !unread.firstMissing(w.first, w.second);
@@ -2106,7 +2126,7 @@ class Builder {
     if (o.dst.kind == BufferRef::Kind::Regs && mmaAccumulates(o)) {
       regsElements(in, o.dst, false, true);
       staleAccumulator(in, o.dst);
-      unreadProducts(in, o.dst, false);  // it reads the product it adds to
+      unreadProducts(in, o.dst, false, nullptr);  // it reads the product it adds to
     }
     if (o.dst.kind == BufferRef::Kind::Tmem && mmaAccumulates(o))
       tmem_facts_.accumulating.insert({proc_, static_cast<int>(proc().program.size()) - 1});
