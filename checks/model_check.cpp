@@ -2459,8 +2459,30 @@ class BindingSearch {
         }
     // A non-owning handle: `e` outlives the query.
     std::string why;
-    return tiedBinding(base, ExprPtr(ExprPtr{}, &e), target, why);
+    const ExprPtr handle(ExprPtr{}, &e);
+    if (auto b = tiedBinding(base, handle, target, why)) return b;
+    // Z3 over the parameters `e` reads: find() moves one parameter and
+    // assumes a count that grows with it, so `max(2 * hit - 1555, 1555 - 2 *
+    // hit) + 1` at 2 (only hit = 777) was never placed, and the proof's
+    // violation there was taken for one "no parameter values give": a
+    // broken schedule exited 0 *checked* (review49, session 49). Where the
+    // solver cannot settle it, binding_unsure() says so.
+    std::set<int> free;
+    addReadParams(e, free);
+    if (free.empty()) return std::nullopt;
+    const bool none[3] = {false, false, false};
+    std::optional<Binding> b = solveJointly(eqExpr(handle, target), base, free, none,
+                                            [&](const Binding& x) {
+                                              auto v = value(x, e);
+                                              return v && *v == target;
+                                            },
+                                            why);
+    if (!b && !why.empty()) binding_unsure_ = why;
+    return b;
   }
+  // Why bindingFor could not tell that no values give its target (empty:
+  // each time it found none, the solver showed none exists).
+  const std::string& bindingUnsure() const { return binding_unsure_; }
   // The same, with the parameters in `also` free too, solved jointly by
   // Z3: for a proof's
   // violation whose binding breaks a fact only through parameters the
@@ -2498,6 +2520,7 @@ class BindingSearch {
   const ir::Schedule& s_;
   std::vector<Goal> goals_;
   std::vector<FlipGoal> flips_;
+  std::string binding_unsure_;  // (bindingUnsure)
   std::vector<StartGoal> starts_;
   std::vector<InnerTripGoal> inner_trips_;  // setInnerTrips
   std::vector<ExprPtr> outcomes_;  // GoalCollector::guard_outcomes
@@ -6340,6 +6363,14 @@ class Driver {
         if (!benign.empty()) {
           detail += "; proof: unknown (" + benign + ")";
           return false;
+        }
+        if (const std::string& unsure = search_.bindingUnsure(); !unsure.empty()) {
+          // (not shown that no values give it: never *checked*)
+          verdicts_.push_back({v.rule, VerdictKind::Unknown,
+                               fmt::format("{} meets {} at trip count {} ({}), and no parameter values giving it were "
+                                           "found ({})",
+                                           pr.engine, v.rule, v.binding->replace_value, v.message, unsure)});
+          return true;
         }
         detail += fmt::format("; proof: unknown ({} meets {} at trip count {}, which no parameter values allowed by "
                               "the lm.assume facts give)",
