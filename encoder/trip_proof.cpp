@@ -17234,14 +17234,6 @@ std::optional<SplitLoops> loopsInSequence(const ir::Schedule& s) {
   return out;
 }
 
-// The loops in sequence (loopsInSequence) proved: the X loops of every
-// process reduced at a cut after h iterations (sharedPrefixRunsAsOne, h =
-// 1..3: the runs for every X >= h are those of S_h's), S_1 .. S_h proved
-// each, and none (the bindings with X <= 0) where the facts do not keep X
-// >= 1. Every copy is proved for every allowed binding (no fact added), so
-// at a binding b with X = n the proof of S_min(n, h) or none covers b
-// itself. A violation met in a copy is no finding (the bounded check
-// decides): a plain Fail.
 // A violation met on a run of `s` (Met: at the trip count T of tl.trip,
 // or any from T on where `open`) where `where` holds: where `s`'s runs are
 // the proved schedule's (runsAreTheSchedules), a binding the facts allow
@@ -17264,6 +17256,15 @@ void sightedOn(const ir::Schedule& s, const Met& met, const ir::ExprPtr& where, 
               w.kind == BvVerdict::Fails ? std::optional(witnessBinding(base, tl.fixed, w.model)) : std::nullopt);
 }
 
+// The loops in sequence (loopsInSequence) proved: the X loops of every
+// process reduced at a cut after h iterations (sharedPrefixRunsAsOne, h =
+// 1..3: the runs for every X >= h are those of S_h's), S_1 .. S_h proved
+// each, and none (the bindings with X <= 0) where the facts do not keep X
+// >= 1. Every copy is proved for every allowed binding (no fact added), so
+// at a binding b with X = n the proof of S_min(n, h) or none covers b
+// itself. A violation met in a copy is no finding (the bounded check
+// decides): a plain Fail; at the bindings with X = x (X <= 0 for none) it
+// is one of the schedule's, so it is a sighting too (sightedOn).
 std::string proveLoopsInSequence(const ir::Schedule& level, const Fail& first, const SplitLoops& seq,
                                  ir::Target target, const std::vector<Binding>& checked,
                                  const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
@@ -18283,7 +18284,8 @@ static void sightedAtTrip(const ir::Schedule& s, const Violation& v, const std::
 // systems (every bound of the same value, reading the same parameters), so
 // its proof is one of the schedule. A violation met on it is no finding
 // (its trip count's node is the copy's spelling: unknown, the bounded
-// check decides).
+// check decides), but a sighting: a binding solved on the copy while it
+// lives goes back as a witness (sightedAtTrip).
 static ModelCheckResult proveEveryTripCountRespelled(const ir::Schedule& schedule, ir::Target target,
                                                     const std::vector<Binding>& checked,
                                                     const TripProofOptions& opts) {
