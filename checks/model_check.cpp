@@ -466,6 +466,19 @@ class GoalCollector {
   std::map<int, SymbolicLoop> symbolic_vars_;  // loop var of an enclosing loop with a symbolic bound
   // loop var of an enclosing loop with constant bounds -> its values
   std::map<int, std::vector<int64_t>> constant_vars_;
+  // A loop that neither reads a parameter in its bounds nor is a constant
+  // loop of at most kConstantLoopCap values (constant_vars_): one of
+  // constant bounds past the cap, or one whose bounds read lm.instance()
+  // (`lm.range(0, lm.instance() + 3)`). Its values per instance of the
+  // role (one list where the bounds read no instance); past the cap its
+  // first and last value only (`partial`).
+  struct UnlistedLoop {
+    bool per_instance = false;
+    std::vector<std::vector<int64_t>> values;  // per instance (one list where !per_instance)
+    bool partial = false;
+  };
+  // loop var of an enclosing unlisted loop (unlistedLoopValues) -> its values
+  std::map<int, UnlistedLoop> unlisted_vars_;
   static constexpr size_t kConstantLoopCap = 64;
   // The guard copy (constantLoopCopies) whose parts loopGuardPart is
   // placing: a flip goal keeps it alive (FlipGoal::cond points into it).
@@ -533,13 +546,17 @@ class GoalCollector {
           instanceTripGoals(trip);  // after: symbolic_vars_ names the trip goal by its index
         } else if (auto values = constantLoopValues(st)) {
           constant_vars_[st.loop_var] = std::move(*values);
+        } else if (auto valued = unlistedLoopValues(st)) {
+          unlisted_vars_[st.loop_var] = std::move(*valued);
         }
         block(st.body);
         if (symbolic) symbolic_vars_.erase(st.loop_var);
         constant_vars_.erase(st.loop_var);
+        unlisted_vars_.erase(st.loop_var);
       } else if (st.kind == Stmt::Kind::If) {
         note(st.cond);
         guard(st.cond);
+        if (st.cond) unlistedLoopGuard(st.cond, st.range);
         if (st.cond) loopGuard(*st.cond, st.range);
         if (st.cond && dependsOnLoops(*st.cond)) innerAtoms(st.cond);
         if (st.cond) path_.push_back(st.cond);
@@ -745,6 +762,83 @@ class GoalCollector {
     const SymbolicLoop& l = it->second;
     const std::optional<int64_t> step = ir::constValue(l.step);
     return step && *step >= 1 && !dependsOnLoops(*l.lo) && !dependsOnLoops(*goals[l.goal].expr);
+  }
+  std::optional<UnlistedLoop> unlistedLoopValues(const Stmt& st) const {
+    const auto bound = [](const ExprPtr& e) {
+      return !e || !ir::exprUses(*e, {ExprKind::Param, ExprKind::LoopVar, ExprKind::BlockIdx, ExprKind::GridDim});
+    };
+    if (!st.lo || !st.hi || !bound(st.lo) || !bound(st.hi) || !bound(st.step)) return std::nullopt;
+    UnlistedLoop out;
+    for (const ExprPtr& e : {st.lo, st.hi, st.step})
+      out.per_instance = out.per_instance || (e && ir::exprUses(*e, {ExprKind::Instance}));
+    for (int i = 0; i < (out.per_instance ? instances_ : 1); ++i) {
+      Stmt at = st;
+      for (ExprPtr* e : {&at.lo, &at.hi, &at.step})
+        if (*e) *e = substituteInstance(*e, i);
+      if (auto v = constantLoopValues(at)) {
+        out.values.push_back(std::move(*v));
+      } else if (auto ends = constantLoopEnds(at)) {
+        out.values.push_back({ends->first, ends->second});
+        out.partial = true;
+      } else {
+        out.values.emplace_back();  // (no iteration, or no constant values)
+      }
+    }
+    return out;
+  }
+  // A guard that reads a parameter and the variable of an unlisted loop
+  // (`if t + k == 779:` in `for t in lm.range(0, 100)`, or in one bounded
+  // by lm.instance()): guard() places a guard's copies per value of the
+  // constant loops only, so `k` ran at its base alone and a race where the
+  // guard is taken exited 0 *checked* (helper sound49). Its copies per
+  // value (per instance where the loop's bounds read it) are guards on the
+  // parameters alone; past kConstantLoopCap values its copies at the loop's
+  // first and last values (where an affine guard's outcome over the loop
+  // flips) are placed and the guard is named: the values do not take every
+  // iteration's flip, so the verdict is unknown, never *checked*.
+  void unlistedLoopGuard(const ExprPtr& c, const ir::SourceRange& where) {
+    if (!dependsOnParams(*c)) return;
+    bool reads = false, partial = false, per_instance = false;
+    for (const auto& [var, loop] : unlisted_vars_)
+      if (ir::dependsOnLoopVar(*c, var)) {
+        reads = true;
+        partial = partial || loop.partial;
+        per_instance = per_instance || loop.per_instance;
+      }
+    if (!reads) return;
+    std::vector<ExprPtr> copies;
+    for (int i = 0; i < (per_instance ? instances_ : 1); ++i) {
+      std::vector<ExprPtr> at{per_instance ? substituteInstance(c, i) : c};
+      for (const auto& [var, loop] : unlisted_vars_) {
+        if (!ir::dependsOnLoopVar(*c, var)) continue;
+        const std::vector<int64_t>& values = loop.values[loop.per_instance ? static_cast<size_t>(i) : 0];
+        std::vector<ExprPtr> next;
+        for (const ExprPtr& x : at)
+          for (int64_t v : values) next.push_back(substituteLoopVar(x, var, ir::makeConst(v)));
+        at = std::move(next);
+      }
+      copies.insert(copies.end(), at.begin(), at.end());
+    }
+    if (copies.size() > 4 * kConstantLoopCap) {
+      copies.clear();
+      partial = true;
+    }
+    for (const ExprPtr& x : copies)
+      if (!dependsOnLoops(*x)) guard(x);
+    if (partial)
+      uncover(where, *c, fmt::format("reads a parameter and the variable of a loop of more than {} iterations "
+                                     "(its flips at the loop's first and last values are placed, not every "
+                                     "iteration's)",
+                                     kConstantLoopCap));
+  }
+  // The first and last values of a loop with constant bounds and step that
+  // runs at least one iteration.
+  static std::optional<std::pair<int64_t, int64_t>> constantLoopEnds(const Stmt& st) {
+    auto lo = ir::constValue(st.lo), hi = ir::constValue(st.hi);
+    auto step = st.step ? ir::constValue(st.step) : std::optional<int64_t>(1);
+    if (!lo || !hi || !step || *step == 0 || (*step > 0 ? *lo >= *hi : *lo <= *hi)) return std::nullopt;
+    const int64_t n = (*hi - *lo + *step + (*step > 0 ? -1 : 1)) / *step;  // iterations
+    return std::pair{*lo, *lo + (n - 1) * *step};
   }
   // The values of a loop with constant bounds and step, when there are at
   // most kConstantLoopCap of them.
@@ -1236,15 +1330,17 @@ class GoalCollector {
 
   void op(const ir::Op& o) {
     std::vector<ExprPtr> es{o.sel.index, o.sel.phase, o.bytes, o.count, o.pending, o.init, o.cta, o.multicast};
+    std::set<const ir::Expr*> slots{o.sel.index.get()};
     for (const auto* r : {&o.dst, &o.src, &o.src2}) {
       es.push_back(r->slot);
+      slots.insert(r->slot.get());
       for (const auto& sl : r->slices) {
         es.push_back(sl.lo);
         es.push_back(sl.hi);
       }
     }
     for (const ExprPtr& e : es) {
-      operand(e);
+      operand(e, {}, e && slots.count(e.get()) > 0);
       innerAtoms(e);
       operandFlips(e, o.range);
       loopSteps(e, o.range);
@@ -1253,6 +1349,7 @@ class GoalCollector {
       if (r->kind == ir::BufferRef::Kind::View) {
         sliceReach(*r, o.range);
         sliceBounds(*r);
+        sliceEdgesInThePool(*r);
       }
     globalCoords(o);
   }
@@ -1478,6 +1575,115 @@ class GoalCollector {
     g.joint = joint;
     goals.push_back(std::move(g));
   }
+  // ---- slice bounds that move past another view's bytes
+  //
+  // sliceCrossGoals pairs the bounds of one view's accesses; an access
+  // whose slice bound reads a parameter may also move into the bytes of
+  // another view of the pool (a union, an alias, a neighbour it reaches):
+  // two warps, one writing `va[0][:, 0:S]` at byte 1808 while the other
+  // reads the view at 2048 after their barrier, race only from S = 61 on
+  // (S <= 64), and the covering values (S in {1,2,3}) exited 0 *checked*
+  // (helper sound49; hunt48a's overlaps place views whose offsets or
+  // shapes read a parameter, not an access's slice). So the byte at which
+  // such a bound stands (in the slice's first and last row: the other
+  // dimensions at their first and last index) minus each slot edge of
+  // every other view of the pool is a goal as a crossing is: -1, 0 and 1,
+  // and the least values where it has come up to 1 or down to -1. A slot
+  // that reads a loop variable stands for each of its slots (up to
+  // kMaxEdgeSlots); pairs past kMaxSlicePairs are named in far_left.
+  static constexpr int kMaxEdgeSlots = 4;
+  void sliceEdgesInThePool(const ir::BufferRef& r) {
+    const ir::View& v = s_.views[r.index];
+    const size_t dims = v.shape.size();
+    if (!v.offset || r.slices.empty() || dependsOnLoops(*v.offset)) return;
+    if (std::any_of(v.shape.begin(), v.shape.end(), [](const ExprPtr& d) { return !d || dependsOnLoops(*d); })) return;
+    for (size_t d = 0; d < r.slices.size() && d < dims; ++d)
+      for (const ExprPtr& b : {r.slices[d].lo, r.slices[d].hi})
+        if (b && dependsOnParams(*b) && !dependsOnLoops(*b))
+          for (const ExprPtr& at : edgeBytes(r, d, b))
+            for (const ExprPtr& edge : otherSlotEdges(r.index)) crossingGoal(at, edge, v.name);
+  }
+  // The pool byte at which bound `b` of dimension `d` of access `r`
+  // stands, with the other dimensions at their first index and at their
+  // last, per slot the access may name.
+  std::vector<ExprPtr> edgeBytes(const ir::BufferRef& r, size_t d, const ExprPtr& b) const {
+    const ir::View& v = s_.views[r.index];
+    const ExprPtr slot_bytes = viewBytes(v, 0) ? ir::makeExpr(ExprKind::Sub, {viewBytes(v, 0)->second, v.offset}) : nullptr;
+    if (!slot_bytes) return {};
+    std::vector<ExprPtr> slots;
+    if (r.slot && !dependsOnLoops(*r.slot))
+      slots.push_back(ir::makeExpr(ExprKind::Mod, {r.slot, ir::makeConst(std::max(v.stages, 1))}));
+    else
+      for (int k = 0; k < std::min(std::max(v.stages, 1), kMaxEdgeSlots); ++k) slots.push_back(ir::makeConst(k));
+    std::vector<ExprPtr> out;
+    for (const bool last : {false, true}) {
+      // elements before the bound, row-major: sum of index_k * stride_k
+      ExprPtr elems = ir::makeConst(0);
+      bool ok = true;
+      for (size_t k = 0; k < v.shape.size(); ++k) {
+        const ir::Slice* sl = k < r.slices.size() ? &r.slices[k] : nullptr;
+        ExprPtr idx;
+        if (k == d) idx = b;
+        else if (!last) idx = sl && sl->lo ? sl->lo : ir::makeConst(0);
+        else idx = ir::makeExpr(ExprKind::Sub, {sl && sl->hi ? sl->hi : v.shape[k], ir::makeConst(1)});
+        if (dependsOnLoops(*idx)) ok = false;
+        ExprPtr stride = ir::makeConst(1);
+        for (size_t j = k + 1; j < v.shape.size(); ++j) stride = ir::makeExpr(ExprKind::Mul, {stride, v.shape[j]});
+        elems = ir::makeExpr(ExprKind::Add, {elems, ir::makeExpr(ExprKind::Mul, {idx, stride})});
+      }
+      if (!ok) continue;
+      const ExprPtr in_slot = ir::makeExpr(ExprKind::Mul, {elems, ir::makeConst(ir::dtypeBytes(v.dtype))});
+      for (const ExprPtr& slot : slots)
+        out.push_back(ir::makeExpr(ExprKind::Add, {ir::makeExpr(ExprKind::Add, {v.offset, ir::makeExpr(ExprKind::Mul, {slot, slot_bytes})}), in_slot}));
+    }
+    return out;
+  }
+  // The first byte and the first byte past each slot of every other view
+  // of view `vi`'s pool (up to kMaxEdgeSlots slots each) whose bytes may
+  // meet vi's (not two views of constant bytes apart).
+  std::vector<ExprPtr> otherSlotEdges(int vi) const {
+    std::vector<ExprPtr> out;
+    const auto whole = [&](const ir::View& x) -> std::optional<std::pair<int64_t, int64_t>> {
+      const auto b = viewBytes(x, -1);
+      if (!b) return std::nullopt;
+      const auto lo = ir::constValue(b->first), hi = ir::constValue(b->second);
+      if (!lo || !hi) return std::nullopt;
+      return std::pair{*lo, *hi};
+    };
+    const auto mine = whole(s_.views[vi]);
+    for (size_t w = 0; w < s_.views.size(); ++w) {
+      const ir::View& o = s_.views[w];
+      if (static_cast<int>(w) == vi || o.pool != s_.views[vi].pool || !o.offset || dependsOnLoops(*o.offset)) continue;
+      const auto theirs = whole(o);
+      if (mine && theirs && (mine->second <= theirs->first || theirs->second <= mine->first)) continue;
+      for (int k = 0; k < std::min(std::max(o.stages, 1), kMaxEdgeSlots); ++k)
+        if (const auto bytes = viewBytes(o, k))
+          for (const ExprPtr& e : {bytes->first, bytes->second})
+            if (!dependsOnLoops(*e)) out.push_back(e);
+    }
+    return out;
+  }
+  void crossingGoal(const ExprPtr& at, const ExprPtr& edge, const std::string& view) {
+    const ExprPtr diff = ir::makeExpr(ExprKind::Sub, {at, edge});
+    if (std::any_of(pool_edges_.begin(), pool_edges_.end(), [&](const ExprPtr& x) { return ir::sameExpr(*x, *diff); }))
+      return;
+    if (pool_edges_.size() >= kMaxSlicePairs) {
+      far_left.insert(fmt::format("the crossing of a slice bound of view {} and the byte {} of another view (past "
+                                  "the {} such pairs the values place)",
+                                  view, ir::exprToString(*edge, s_), kMaxSlicePairs));
+      return;
+    }
+    pool_edges_.push_back(diff);
+    int params = 0;
+    for (int p = 0; p < static_cast<int>(s_.params.size()); ++p) params += dependsOnParam(*diff, p);
+    perInstance(diff, [&](ExprPtr x) {
+      addDistinctGoal(x, {-1, 0, 1});
+      for (const ExprPtr& e : {x, ir::makeExpr(ExprKind::Neg, {x})})
+        addDistinctGoal(ir::makeExpr(ExprKind::Min, {e, ir::makeConst(1)}), {1}, params >= 2);
+    });
+  }
+  std::vector<ExprPtr> pool_edges_;  // the differences crossingGoal placed
+
   void sliceCrossGoals() {
     std::vector<ExprPtr> diffs;
     for (const auto& [key, bounds] : slice_bounds_) {
@@ -1955,7 +2161,9 @@ class GoalCollector {
   // another value exited 0 (helper attack3, session 26).
   // `extra`: more target values (boxEdgeTargets) for an operand that
   // reads no loop variable.
-  void operand(const ExprPtr& e, const std::set<int64_t>& extra = {}) {
+  // `slot`: the operand names a slot (`view[e]`, `iter=e`, `stage=e`):
+  // its residues are goals too (residueGoals).
+  void operand(const ExprPtr& e, const std::set<int64_t>& extra = {}, bool slot = false) {
     if (!e || !dependsOnParams(*e)) return;
     note(e);
     if (dependsOnLoops(*e)) {
@@ -1972,7 +2180,7 @@ class GoalCollector {
           sampledGoal(x);
         }
       }
-      for (const ExprPtr& a : e->args) operand(a);
+      for (const ExprPtr& a : e->args) operand(a, {}, slot);
       return;
     }
     std::set<int64_t> values = tripTargets();
@@ -1989,6 +2197,31 @@ class GoalCollector {
       goals.push_back({std::move(x), values, false, sampled});
     };
     perInstance(e, add);
+    if (slot) residueGoals(e);
+  }
+  // A slot operand selects slot e % S of a ring of S stages; the targets
+  // above name values, so they give residues 0, 1, 2 and S - 1 only where
+  // the operand reaches them with a unit step: a write of `buf[N]` racing a
+  // read of `buf[4]` of an 8-stage ring (N = 4, 12, ...), and of `buf[N +
+  // 2]` racing `buf[2]` of a 4-stage one with N >= 1 (N = 4, 8, ...), ran
+  // neither and exited 0 *checked* (helper sound49). So `e % S` is a goal
+  // of its own with every residue as a target, for each stage count S of
+  // the schedule's rings.
+  void residueGoals(const ExprPtr& e) {
+    for (int64_t S : stages_) {
+      if (S < 2) continue;
+      std::set<int64_t> residues;
+      for (int64_t r = 0; r < S; ++r) residues.insert(r);
+      const ExprPtr mod = ir::makeExpr(ExprKind::Mod, {e, ir::makeConst(S)});
+      perInstance(mod, [&](ExprPtr x) {
+        for (Goal& g : goals)
+          if (!g.trip && ir::sameExpr(*g.expr, *x)) {
+            g.values.insert(residues.begin(), residues.end());
+            return;
+          }
+        goals.push_back({std::move(x), residues});
+      });
+    }
   }
   // A goal without targets whose values the samples vary (once per
   // instance when it reads lm.instance()).
@@ -5174,7 +5407,7 @@ uint64_t fingerprint(const encoder::System& sys) {
         mix(x);
       const encoder::Instr::RegsHazard& r = in.regs_hazard;
       for (int64_t x : {int64_t{r.regs_space}, r.element, static_cast<int64_t>(r.accumulates), static_cast<int64_t>(r.stored),
-                        static_cast<int64_t>(r.discarded)})
+                        static_cast<int64_t>(r.discarded), static_cast<int64_t>(r.at_exit)})
         mix(x);
       for (const encoder::Access& a : in.accesses)
         for (int64_t x : {static_cast<int64_t>(a.space), a.lo, a.hi, a.runs, a.stride, static_cast<int64_t>(a.write),

@@ -944,6 +944,13 @@ class Stepper {
                                         actor(p, pc_), in.regs_hazard.what),
                             "the product was computed here");
     }
+    if (in.regs_hazard.at_exit)
+      return registerHazard(p, pc_, in, "data.discarded-product",
+                            fmt::format("{} is the last operation of {}, and {} still holds an MMA product that "
+                                        "this instance has not read since: the product is lost (computed, then "
+                                        "never used or stored before the instance exits)",
+                                        actor(p, pc_), procName(p), in.regs_hazard.what),
+                            "the product was computed here");
     registerHazard(p, pc_, in, "data.discarded-product",
                    fmt::format("{} overwrites {}, which holds an MMA product that this instance has not read "
                                "since: the product is lost (an accumulator cleared, by init= true or a write, "

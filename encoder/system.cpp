@@ -269,6 +269,8 @@ struct ProcState {
   // last MMA into the fragment
   std::map<int, ElementSet> regs_unread;
   std::map<int, int> regs_product_at;
+  // the elements the last MMA into each fragment wrote (productsUnreadAtExit)
+  std::map<int, std::vector<std::pair<int64_t, int64_t>>> regs_product_elements;
 };
 
 class Builder {
@@ -478,6 +480,7 @@ class Builder {
     body_serial_ = next_iter_serial_++;
     for (const ir::RoleBody& body : s_.bodies)
       if (body.role == role) block(body.body);
+    if (!hook_) productsUnreadAtExit();
     read_events_.push_back(std::move(st.read_events));
     ps_ = nullptr;
   }
@@ -1696,7 +1699,42 @@ class Builder {
       else
         unread.remove(lo, hi);
     }
-    if (product) ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
+    if (product) {
+      ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
+      ps_->regs_product_elements[ref.index] = elements;
+    }
+  }
+
+  // An MMA product the instance never reads before it exits is lost as
+  // surely as one overwritten (data.discarded-product): CUTLASS's FP8
+  // two-level accumulation without its residue promotion leaves the last
+  // interval's products in the temporary fragment. Judged where the
+  // fragment is used (productUsed), where no element of the last MMA's
+  // product was read after it (a read of some of it is an epilogue that
+  // keeps the rows it needs: a small-M tile's padding rows are never
+  // stored), and only in a plain build, whose program ends where the
+  // instance exits (a proof's build, hook_, may end a window short of it).
+  // The hazard goes on the last instruction after the product that carries
+  // none, and every engine reports it when that instruction runs, as it
+  // reports an overwrite.
+  void productsUnreadAtExit() {
+    std::vector<Instr>& program = proc().program;
+    for (auto& [regs, unread] : ps_->regs_unread) {
+      if (!productUsed(regs)) continue;
+      const auto& written = ps_->regs_product_elements[regs];
+      if (written.empty() || !std::all_of(written.begin(), written.end(), [&](const auto& w) {
+            return !unread.firstMissing(w.first, w.second);
+          }))
+        continue;
+      const std::optional<int64_t> hit = written.front().first;
+      const int product_at = ps_->regs_product_at[regs];
+      for (int pc = static_cast<int>(program.size()) - 1; pc > product_at; --pc) {
+        if (program[static_cast<size_t>(pc)].regs_hazard.regs_space >= 0) continue;
+        Instr::RegsHazard& h = program[static_cast<size_t>(pc)].regs_hazard;
+        h = {regsSpace(regs), *hit, false, false, true, elementName(regs, *hit), product_at, true};
+        break;
+      }
+    }
   }
 
   // Whether the schedule uses fragment `regs`'s value at all: some op

@@ -228,12 +228,13 @@ struct Instr {
     // data.stale-accumulator: the store's program index; data.discarded-product:
     // the program index of the MMA whose product is overwritten (not compared)
     int stored_at = -1;
+    bool at_exit = false;           // discarded: left unread when the instance exits (no overwrite)
     const char* rule() const {
       return discarded ? "data.discarded-product" : stored ? "data.stale-accumulator" : "data.uninitialized";
     }
     bool operator==(const RegsHazard& o) const {
       return regs_space == o.regs_space && element == o.element && accumulates == o.accumulates &&
-             stored == o.stored && discarded == o.discarded;
+             stored == o.stored && discarded == o.discarded && at_exit == o.at_exit;
     }
   };
   RegsHazard regs_hazard;

@@ -6671,6 +6671,17 @@ struct PGrid {
   // (trip::leavableWithCounters): the true runs of every tile length must
   // carry no TMEM hazard (checkTailTmemRuns)
   bool tail_tmem = false;
+  // left_reads[p]: the grid's positions (in the grid as built) of p's MMAs
+  // that a copy near the tile's end leaves out with a read of a view
+  // outside ring_views (trip::leftOutReadToCheck): no later read may mean
+  // otherwise without them (leftOutReadsChangeNoRead)
+  std::vector<std::set<int>> left_reads;
+  // wait_reads_apart[p]: the grid's positions of the operations p's copies
+  // near the end leave out, where some of its reads whose marker a
+  // left-out wait moves are left out too (leftOutWaitsChangeNoRead): each
+  // K iteration's copy that keeps such a read is asked apart, the first
+  // copies near the end once built (leftOutWaitReadsInFirstTails)
+  std::vector<std::set<int>> wait_reads_apart;
   // may a copy near the tile's end of process p leave out its MMA commits?
   bool commitNumbersFree(size_t p) const {
     return commits_unread || (p < commits_in_order.size() && commits_in_order[p]);
@@ -6759,6 +6770,15 @@ struct PGrid {
   // pre_shapes[x]: the shapes of the grid whose tiles start at x (x = 0:
   // `shape`), as presByRingStart built it (tailsByRingStart reads them)
   std::vector<std::vector<TileShape>> pre_shapes;
+  // ring_gen_shift[p][{x, t, ring index, statement, access}]: in the grid
+  // whose tiles start at x (presByRingStart), the generation of a read that
+  // the grid aligned through the ring position, in p's K iteration at that
+  // ring index of tile t, minus the grid's (nullopt where two reads of the
+  // statement there differ by different amounts). tailsByRingStart lets the
+  // tail grids at x and at 0 differ by it (docs/z3.md "Ring generations
+  // compared by the far grids' shift").
+  using RingGenKey = std::tuple<int64_t, int64_t, int64_t, const ir::Stmt*, size_t>;
+  std::vector<std::map<RingGenKey, std::optional<int64_t>>> ring_gen_shift;
   // Every tile's length is a multiple of len_multiple (the lm.assume facts:
   // `K % 4 == 0`; a divisor of the ring period Pg, so that every ring
   // shift keeps a ring position's residue): every tile starts and ends at
@@ -12326,6 +12346,34 @@ void lastTilesByRingStart(PGrid& g, const ir::Schedule& s, const Binding& bindin
   for (int64_t x = 1; x <= g.Wg; ++x) lastTilesAtRingStart(g, s, binding, target, tl, x, budget, with_first);
 }
 
+// Notes PGrid::ring_gen_shift for p's tile t in the grid whose tiles start
+// at x (xp, shape xsh), whose K iterations presByRingStart found the grid's
+// besides the aligned fields: per read of a view the grid aligned for p
+// (its generation one of those fields), how far its generation lies from
+// the grid's at the same ring index. An iteration of another length (an
+// iteration 0 that is a first copy of its own) or an instruction of another
+// statement notes nothing: a tail grid's read there is compared exactly.
+void noteRingGenShifts(PGrid& g, size_t p, const std::vector<Instr>& xp, const TileShape& xsh,
+                       const std::vector<Instr>& mp, const TileShape& sh, int64_t t, int64_t x) {
+  if (!g.counters || p >= g.aligned.reads.size() || g.aligned.reads[p].empty()) return;
+  auto& shifts = g.ring_gen_shift[p];
+  for (int64_t k = 0; k + x < g.Wg; ++k) {
+    const int a0 = xsh.head[t][k], a1 = xsh.head[t][k + 1], m0 = sh.head[t][k + x], m1 = sh.head[t][k + x + 1];
+    if (a1 - a0 != m1 - m0) continue;
+    for (int q = 0; q < a1 - a0; ++q) {
+      const Instr &u = xp[static_cast<size_t>(a0 + q)], &v = mp[static_cast<size_t>(m0 + q)];
+      if (!u.stmt || u.stmt != v.stmt || u.accesses.size() != v.accesses.size()) continue;
+      for (size_t i = 0; i < u.accesses.size(); ++i) {
+        const Access &au = u.accesses[i], &av = v.accesses[i];
+        if (au.write || au.view < 0 || au.view != av.view || !g.aligned.reads[p].count(au.view)) continue;
+        const PGrid::RingGenKey key{x, t, k + x, u.stmt, i};
+        const auto [it, fresh] = shifts.try_emplace(key, au.gen - av.gen);
+        if (!fresh && it->second != au.gen - av.gen) it->second.reset();
+      }
+    }
+  }
+}
+
 // The parts before the K loop per ring start (docs/z3.md "A per-tile
 // prologue that moves with the ring"): a part that moves with the ring
 // (pre_moves, gridCounts: a prologue loading `t * K + li`) reads the tile's
@@ -12353,6 +12401,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
                                                               std::vector<char>(static_cast<size_t>(g.Wg) + 1, 0)));
   g.pre_shapes.assign(static_cast<size_t>(g.Wg) + 1, {});
   g.pre_grids.assign(static_cast<size_t>(g.Wg) + 1, {});
+  g.ring_gen_shift.assign(P, {});
   auto has = [](const std::vector<char>& v, size_t p) { return p < v.size() && v[p]; };
   for (size_t p = 0; p < P; ++p)
     if (g.pre_moves[p] && (g.shape[p].step > 1 || has(g.post_x, p) || has(g.first_x, p)))
@@ -12415,6 +12464,7 @@ void presByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, ir
                                  name, x));
         g.pre_marker_moves[p][t][x] = moves;
         requireAlignedAtRingStart(g, p, x, exact, moves);
+        noteRingGenShifts(g, p, xp, xs, mp, sh, t, x);
         bool same = xs.tile_start[t + 1] - xs.head[t][g.Wg] == sh.tile_start[t + 1] - sh.head[t][g.Wg];
         for (int q = 0; same && xs.head[t][g.Wg] + q < xs.tile_start[t + 1]; ++q)
           same = sameBesidesLoops(xp[xs.head[t][g.Wg] + q], mp[sh.head[t][g.Wg] + q]);
@@ -12621,6 +12671,13 @@ bool iterSlotsAsBuilt(const std::vector<Instr>& aligned, const std::vector<Instr
   return true;
 }
 
+// What the persistent proof checks of the operations copies near the
+// tile's end leave out with trip::leavableWithCounters: the true runs'
+// TMEM hazards (checkTailTmemRuns, PGrid::tail_tmem) and the later reads
+// of the views an MMA left out reads (leftOutReadsChangeNoRead,
+// PGrid::left_reads).
+constexpr trip::LeftOutChecks kTailChecks{/*tmem_runs=*/true, /*reads=*/true};
+
 // An operation a K iteration near its tile's end may leave out although it
 // carries a counter (docs/z3.md "Left-out waits, explored without the
 // reduction"): it
@@ -12666,7 +12723,7 @@ void tailIterationsAt(PGrid& g, const TileLoops& tl, const System& raw, const Sy
   auto leavable = [&](const Instr& in, const System& sys, size_t p) {
     return counterFree(in, sys) ||
            trip::leavableWithCounters(in, sys, g.free_regs, g.ring_views, g.commitNumbersFree(p),
-                                      /*tmem_runs_checked=*/true) ||
+                                      kTailChecks) ||
            leavesOnlyTextCounters(in);
   };
   auto samePending = [&](const Instr& a, const Instr& b) {  // a is b but for its pending
@@ -12809,6 +12866,66 @@ std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
   return at;
 }
 
+// Each copy of process p in `texts` (a PartTexts: [kind][p][t][x]).
+void forEachCopyOf(const PartTexts& texts, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
+  for (const auto& kind : texts)
+    if (p < kind.size())
+      for (const auto& tile : kind[p])
+        for (const std::vector<Instr>& text : tile) f(text);
+}
+
+// The grid's K iterations of process p in `prog` (the grid as built, or
+// aligned: the same pcs), each [a, b).
+void forEachGridKIteration(const PGrid& g, size_t p, const std::vector<Instr>& prog,
+                           const std::function<void(const std::vector<Instr>&, size_t, size_t)>& f) {
+  const TileShape& sh = g.shape[p];
+  for (int64_t t = sh.first; t < g.Wt; t += sh.step)
+    for (int64_t gi = 0; gi < g.Wg; ++gi)
+      f(prog, static_cast<size_t>(sh.head[t][gi]), static_cast<size_t>(sh.head[t][gi + 1]));
+}
+
+// Every text of process p's K iterations the layout holds: the grid's
+// [a, b) of `prog` (the grid as built: the builder's slots), the copies
+// near the tile's end, the first K iterations' and the first ones near the
+// end (each whole).
+void forEachKIterationText(const PGrid& g, size_t p, const std::vector<Instr>& prog,
+                           const std::function<void(const std::vector<Instr>&, size_t, size_t)>& f) {
+  forEachGridKIteration(g, p, prog, f);
+  auto whole = [&](const std::vector<Instr>& text) { f(text, 0, text.size()); };
+  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, whole);
+  forEachCopyOf(g.first_text, p, whole);
+  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, whole);
+}
+
+// Every text of process p the layout holds: the grid's program and every
+// copy of a part of it.
+void forEachTextOf(const PGrid& g, size_t p, const std::function<void(const std::vector<Instr>&)>& f) {
+  f(g.grid.procs[p].program);
+  for (const PartTexts& dist : g.tail_text) forEachCopyOf(dist, p, f);
+  forEachCopyOf(g.first_text, p, f);
+  for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, f);
+  forEachCopyOf(g.pre_text, p, f);
+  forEachCopyOf(g.post_text, p, f);
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) f(part);
+}
+
+// The slots whose waits move the marker of process p's read `a` of a view
+// index (Builder::tag: for a view TMA loads fill, the waits on the slots of
+// its fill barriers that fill the index); empty: every wait and bar.sync.
+std::set<int> readMarkerSlots(const System& raw, size_t p, const Access& a, const std::map<int, std::set<int>>& fill) {
+  std::set<int> slots;
+  if (auto f = fill.find(a.view); f != fill.end())
+    for (int b : f->second)
+      slots.insert(raw.slotOf(b, ir::floorMod(a.index, raw.schedule->barriers[b].count).value(), raw.procs[p].cta));
+  return slots;
+}
+
+// Does `in` move the marker of a read whose readMarkerSlots are `slots`?
+bool movesReadMarker(const Instr& in, const std::set<int>& slots) {
+  if (slots.empty()) return in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
+  return in.kind == InstrKind::Wait && slots.count(in.slot) > 0;
+}
+
 // A left-out wait changes no read's generation (docs/z3.md "Left-out
 // waits, explored without the reduction"): a read of a view index counts a
 // return when the process waited since its last read of the index (any
@@ -12819,23 +12936,14 @@ std::set<int> pieceStarts(const TileShape& sh, int64_t Wt, int64_t Wg) {
 // that no copy leaves out comes before it in its own piece, with no
 // left-out operation between them. Then whether the marker moved between
 // two reads of an index is decided by operations every copy keeps.
-void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const std::set<int>& left_out,
-                              const std::map<int, std::set<int>>& fill) {
+// With `first_tails`: only the first copies near the end of a process
+// whose reads were asked apart (PGrid::wait_reads_apart), once built.
+void leftOutWaitsChangeNoRead(PGrid& g, const System& raw, size_t p, const std::set<int>& left_out,
+                              const std::map<int, std::set<int>>& fill, bool first_tails = false) {
   const std::string& name = raw.procs[p].name;
-  const ir::Schedule& s = *raw.schedule;
-  const int cta = raw.procs[p].cta;
   auto barrierOf = [](const Instr& in) { return in.stmt ? in.stmt->op.barrier : -1; };
-  // the slots whose waits move the marker of a read of (view, index); empty: every wait
-  auto markerSlots = [&](const Access& a) {
-    std::set<int> slots;
-    if (auto f = fill.find(a.view); f != fill.end())
-      for (int b : f->second) slots.insert(raw.slotOf(b, ir::floorMod(a.index, s.barriers[b].count).value(), cta));
-    return slots;
-  };
-  auto moves = [](const Instr& in, const std::set<int>& slots) {
-    if (slots.empty()) return in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait;
-    return in.kind == InstrKind::Wait && slots.count(in.slot) > 0;
-  };
+  auto markerSlots = [&](const Access& a) { return readMarkerSlots(raw, p, a, fill); };
+  const auto& moves = movesReadMarker;
   // the barriers of the left-out waits: a read of a TMA-filled view counts
   // the waits on its own fill barriers' slots alone (Builder::tag), so only
   // a left-out wait on one of those moves its marker
@@ -12847,22 +12955,46 @@ void leftOutWaitsChangeNoRead(const PGrid& g, const System& raw, size_t p, const
     const auto f = fill.find(view);
     return std::any_of(f->second.begin(), f->second.end(), [&](int b) { return left_barriers.count(b) > 0; });
   };
+  // A read whose instruction some copy leaves out too (the S MMA after
+  // its own left-out k_full wait): the grid's text, which runs far from
+  // the tile's end, holds every operation before it, and each K
+  // iteration's copy that keeps it is asked as a piece of its own (below;
+  // the first copies near the end, built later, by
+  // leftOutWaitReadsInFirstTails).
+  bool reads_left_out = false;
+  const std::set<int> none;
   auto check = [&](const std::vector<Instr>& prog, const std::set<int>& starts, const std::set<int>& out) {
     for (int r = 0; r < static_cast<int>(prog.size()); ++r)
       for (const Access& a : prog[static_cast<size_t>(r)].accesses) {
         if (a.write || a.view < 0) continue;
         const std::set<int> slots = markerSlots(a);
         if (!slots.empty() && !movedByALeftOutWait(a.view)) continue;  // no left-out wait moves its marker
+        const bool apart = out.count(r) > 0;
+        reads_left_out |= apart;
+        const std::set<int>& left = apart ? none : out;
         const int from = *std::prev(starts.upper_bound(r));
         int q = r - 1;
-        while (q >= from && !out.count(q) && !moves(prog[static_cast<size_t>(q)], slots)) --q;
-        if (q < from || out.count(q))
+        while (q >= from && !left.count(q) && !moves(prog[static_cast<size_t>(q)], slots)) --q;
+        if (q < from || left.count(q))
           throw Fail(fmt::format("{} leaves out a wait near its tile's end, and its read {} has no wait every copy "
                                  "keeps before it in its piece (not covered by the persistent-kernel proof yet)",
                                  name, a.what));
       }
   };
+  if (first_tails) {
+    for (const PartTexts& dist : g.first_tail_text) forEachCopyOf(dist, p, [&](const std::vector<Instr>& copy) {
+      check(copy, {0}, {});
+    });
+    return;
+  }
   check(raw.procs[p].program, pieceStarts(g.shape[p], g.Wt, g.Wg), left_out);
+  if (reads_left_out) {
+    const std::vector<Instr> none_of_the_grid;
+    forEachKIterationText(g, p, none_of_the_grid, [&](const std::vector<Instr>& copy, size_t, size_t) {
+      check(copy, {0}, {});
+    });
+    g.wait_reads_apart[p] = left_out;
+  }
   for (const PartTexts* texts : {&g.pre_text, &g.post_text})
     for (const auto& kind : *texts)
       if (p < kind.size())
@@ -13025,8 +13157,9 @@ void leftOutWritesOncePerRun(const PGrid& g, size_t p, int v, const System& raw,
 // (a TMA load's): its generation counts in the process's later writes of
 // the view index, which decide nothing where leftOutWritesOncePerRun
 // holds (else unknown). Throws Fail (unknown) where a check fails.
-void leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
+void leftOutCountersChangeNothing(PGrid& g, const System& raw, const std::vector<std::set<int>>& left_out,
                                   bool reads_capped) {
+  g.wait_reads_apart.assign(left_out.size(), {});
   const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
   for (size_t p = 0; p < left_out.size(); ++p) {
     const auto& mp = raw.procs[p].program;
@@ -13041,6 +13174,29 @@ void leftOutCountersChangeNothing(const PGrid& g, const System& raw, const std::
     for (int v : written) leftOutWritesOncePerRun(g, p, v, raw, reads_capped);
     if (waits) leftOutWaitsChangeNoRead(g, raw, p, left_out[p], fill);
   }
+}
+
+// PGrid::left_reads: the left-out operations with a read that
+// leavableWithCounters took on the condition that leftOutReadsChangeNoRead
+// holds.
+void collectLeftOutReads(PGrid& g, const System& raw, const std::vector<std::set<int>>& left_counters) {
+  g.left_reads.assign(left_counters.size(), {});
+  for (size_t p = 0; p < left_counters.size(); ++p)
+    for (int q : left_counters[p]) {
+      const Instr& in = raw.procs[p].program[static_cast<size_t>(q)];
+      if (std::any_of(in.accesses.begin(), in.accesses.end(),
+                      [&](const Access& a) { return trip::leftOutReadToCheck(in, a, raw, g.ring_views); }))
+        g.left_reads[p].insert(q);
+    }
+}
+
+// leftOutWaitsChangeNoRead's reads left out with their wait, asked of the
+// first copies near the end too, once tailsByRingStart has built them.
+void leftOutWaitReadsInFirstTails(PGrid& g, const System& raw) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
+  for (size_t p = 0; p < g.wait_reads_apart.size(); ++p)
+    if (!g.wait_reads_apart[p].empty())
+      leftOutWaitsChangeNoRead(g, raw, p, g.wait_reads_apart[p], fill, /*first_tails=*/true);
 }
 
 // The last K iterations per ring position (docs/z3.md "The last K
@@ -13088,9 +13244,10 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
         if (!covered(raw.procs[p].program[static_cast<size_t>(q)], p)) return false;
     return true;
   };
+  collectLeftOutReads(g, raw, left_counters);
   if (all([&](const Instr& in, size_t p) {
         return trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
-                                          /*tmem_runs_checked=*/true);
+                                          kTailChecks);
       })) {
     g.tail_tmem = !all([&](const Instr& in, size_t) { return !trip::mmaOnTmem(in, raw); });
     return;
@@ -13103,7 +13260,7 @@ void tailIterations(PGrid& g, const TileLoops& tl, const System& raw, const std:
   if (!all([&](const Instr& in, size_t p) {
         return leavesOnlyTextCounters(in) ||
                trip::leavableWithCounters(in, raw, g.free_regs, g.ring_views, g.commitNumbersFree(p),
-                                          /*tmem_runs_checked=*/true);
+                                          kTailChecks);
       }))
     throw Fail("copies near a tile's end leave out operations with counters that neither argument covers (not "
                "covered by the persistent-kernel proof yet)");
@@ -13283,6 +13440,31 @@ void setUpFirstTails(PGrid& g, bool first) {
   for (size_t p = 0; p < P; ++p) g.first_tail_x[p] = p < g.tail_x.size() && g.tail_x[p];
 }
 
+// `a` (p's K iteration at ring index gi of tile t in the tail grid whose
+// tiles start at x) is `b` (the same in the tail grid whose tiles start at
+// 0) but for the loop values and the generations of reads the grid aligned
+// through the ring position, each lying from b's where the same read's lies
+// from the grid's in the grid whose tiles start at x (PGrid::ring_gen_shift:
+// both differences are the history of tile 0 before x, which no run's tile
+// has; docs/z3.md "Ring generations compared by the far grids' shift").
+bool sameBesidesRingGenShift(const PGrid& g, size_t p, const Instr& a, const Instr& b, int64_t x, int64_t t,
+                             int64_t gi, const ir::Schedule& s) {
+  if (!a.stmt || a.stmt != b.stmt || a.accesses.size() != b.accesses.size() || p >= g.ring_gen_shift.size())
+    return false;
+  Instr y = a;
+  bool shifted = false;
+  for (size_t i = 0; i < y.accesses.size(); ++i) {
+    Access& u = y.accesses[i];
+    const Access& v = b.accesses[i];
+    if (u.write || u.view < 0 || u.view != v.view || u.gen == v.gen) continue;
+    const auto f = g.ring_gen_shift[p].find(PGrid::RingGenKey{x, t, gi, a.stmt, i});
+    if (f == g.ring_gen_shift[p].end() || !f->second || u.gen - v.gen != *f->second) return false;
+    u.gen = v.gen;
+    shifted = true;
+  }
+  return shifted && (sameBesidesLoops(y, b) || sameButViewWrittenBesidesLoops(y, b, s));
+}
+
 // The copies near the tile's end (tailIterations) of a process whose part
 // before the K loop moves with the ring (presByRingStart; docs/z3.md
 // "Copies per ring start and near the tile's end together"). Both kinds of
@@ -13325,12 +13507,15 @@ void tailsByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, i
     else alignStageWritesToTheRing(sys, shapes, g.Wt, g.Wg);
     return std::make_pair(std::move(sys), std::move(shapes));
   };
-  auto sameRange = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1) {
+  // (`shifted`: what else a K iteration's instruction may differ by)
+  auto sameRange = [&](const std::vector<Instr>& a, int a0, int a1, const std::vector<Instr>& b, int b0, int b1,
+                       const std::function<bool(const Instr&, const Instr&)>& shifted = {}) {
     if (a1 - a0 != b1 - b0) return false;
-    for (int q = 0; q < a1 - a0; ++q)
-      if (!sameBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)]) &&
-          !sameButViewWrittenBesidesLoops(a[static_cast<size_t>(a0 + q)], b[static_cast<size_t>(b0 + q)], s))
+    for (int q = 0; q < a1 - a0; ++q) {
+      const Instr &u = a[static_cast<size_t>(a0 + q)], &v = b[static_cast<size_t>(b0 + q)];
+      if (!sameBesidesLoops(u, v) && !sameButViewWrittenBesidesLoops(u, v, s) && !(shifted && shifted(u, v)))
         return false;
+    }
     return true;
   };
   for (size_t d = 0; d < tails.size(); ++d) {
@@ -13363,7 +13548,8 @@ void tailsByRingStart(PGrid& g, const ir::Schedule& s, const Binding& binding, i
           if (!samePreBesidesRenamedReads(g, p, xp, sx.tile_start[t], sx.head[t][0], pre))
             refuse(fmt::format("the part before the K loop of tile {}", t));
           for (int64_t k = k0; k + x < g.Wg; ++k)
-            if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1]))
+            if (!sameRange(xp, sx.head[t][k], sx.head[t][k + 1], tp, s0.head[t][k + x], s0.head[t][k + x + 1],
+                           [&](const Instr& a, const Instr& b) { return sameBesidesRingGenShift(g, p, a, b, x, t, k + x, s); }))
               refuse(fmt::format("the K iteration at ring index {} of tile {}", k + x, t));
           if (!sameRange(xp, sx.head[t][g.Wg], sx.tile_start[t + 1], mp, sh.head[t][g.Wg], sh.tile_start[t + 1]))
             refuse(fmt::format("the part after the K loop of tile {}", t));
@@ -13692,7 +13878,150 @@ void ringStartReadsOncePerRun(const PGrid& g) {
             kIteration(*text, 0, text->size(), gi, static_cast<int64_t>(d) + 1);
         if (const std::vector<Instr>* text = copyAt(g.first_text, t, gi))
           kIteration(*text, 0, text->size(), gi, g.tail_m + 1);
+        // (a first K iteration d from its end, at ring start gi: a copy near
+        // the end too, whose reads a left-out MMA may have dropped)
+        for (size_t d = 0; d < g.first_tail_text.size(); ++d)
+          if (const std::vector<Instr>* text = copyAt(g.first_tail_text[d], t, gi))
+            kIteration(*text, 0, text->size(), gi, static_cast<int64_t>(d) + 1);
       }
+    }
+  }
+}
+
+// The part of leftOutReadIsNoReturn the grid as built decides (`raw`, its
+// texts; `last_tile`: the schedule reads the tile count, PGrid::last_tile
+// once the last tiles' grids are built): the reason it fails, "" if it
+// holds. certainTailRefusal asks it at the probe, where a failure is
+// certain: leftOutReadIsNoReturn asks it of the same texts, among others.
+std::string noReturnOnTheGrid(const PGrid& g, const System& raw, bool last_tile, size_t p, const Access& a,
+                              const std::map<int, std::set<int>>& fill) {
+  const std::string& view = raw.schedule->views[static_cast<size_t>(a.view)].name;
+  const TileShape& sh = g.shape[p];
+  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || last_tile ||
+      g.fixed_tiles >= 0 || g.own_lengths)
+    return "the process skips tiles, or tiles have kinds, lengths of their own or a last tile of their own";
+  const std::vector<Instr>& prog = raw.procs[p].program;
+  for (size_t r = 0; r < raw.procs.size(); ++r)
+    if (r != p && raw.procs[r].role == raw.procs[p].role && raw.procs[r].cta == raw.procs[p].cta)
+      for (const Instr& x : raw.procs[r].program)
+        for (const Access& b : x.accesses)
+          if (b.view == a.view) return fmt::format("another process of its role reads {} too", view);
+  for (const Instr& x : prog)
+    for (const Access& b : x.accesses)
+      if (b.view == a.view && b.write) return fmt::format("it writes {} too", view);
+  // (a read after a K loop would share the keying iteration of the part
+  // before it: a re-read without the left-out read, a return with it)
+  for (int64_t t = 0; t < g.Wt; ++t)
+    for (int pc = sh.head[t][g.Wg]; pc < sh.tile_start[t + 1]; ++pc)
+      for (const Access& b : prog[static_cast<size_t>(pc)].accesses)
+        if (b.view == a.view) return fmt::format("it reads {} after a K loop", view);
+  const std::set<int> slots = readMarkerSlots(raw, p, a, fill);
+  std::string why;
+  forEachGridKIteration(g, p, prog, [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = from; pc < to; ++pc)
+      if (movesReadMarker(text[pc], slots)) why = "a K iteration waits where its marker moves";
+  });
+  return why;
+}
+
+// The second case of leftOutReadsChangeNoRead: p's read `a` of the
+// instruction at `q` (the grid's K iteration, in `raw`, the grid as built)
+// is no return in any run.
+void leftOutReadIsNoReturn(const PGrid& g, const System& raw, size_t p, int q, const Access& a,
+                           const std::map<int, std::set<int>>& fill) {
+  const ir::Schedule& s = *raw.schedule;
+  const std::string& view = s.views[static_cast<size_t>(a.view)].name;
+  auto refuse = [&](const std::string& why) {
+    throw Fail(fmt::format("{} leaves out a read of {} near its tile's end that reads no ring position, and {} (not "
+                           "covered by the persistent-kernel proof yet)",
+                           raw.procs[p].name, a.what, why));
+  };
+  if (const std::string why = noReturnOnTheGrid(g, raw, g.last_tile, p, a, fill); !why.empty()) refuse(why);
+  const TileShape& sh = g.shape[p];
+  forEachTextOf(g, p, [&](const std::vector<Instr>& text) {
+    for (const Instr& x : text)
+      for (const Access& b : x.accesses)
+        if (b.view == a.view && b.write) refuse(fmt::format("it writes {} too", view));
+  });
+  auto readsAfterAKLoop = [&](const std::vector<Instr>& text) {
+    for (const Instr& x : text)
+      for (const Access& b : x.accesses)
+        if (b.view == a.view) refuse(fmt::format("it reads {} after a K loop", view));
+  };
+  forEachCopyOf(g.post_text, p, readsAfterAKLoop);
+  for (const std::vector<Instr>& part : lastTilePosts(g, p)) readsAfterAKLoop(part);
+  const std::set<int> slots = readMarkerSlots(raw, p, a, fill);
+  forEachKIterationText(g, p, raw.procs[p].program, [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = from; pc < to; ++pc)
+      if (movesReadMarker(text[pc], slots)) refuse("a K iteration waits where its marker moves");
+  });
+  // the read's tile
+  int64_t tile = -1;
+  for (int64_t t = 0; t < g.Wt && tile < 0; ++t)
+    if (sh.head[t][0] <= q && q < sh.head[t][g.Wg]) tile = t;
+  if (tile < 0) refuse("it lies in no K iteration of the grid");
+  // each copy of the tile's part before the K loop reads the index over
+  // the read's bytes after its last wait that moves the marker
+  auto readsLast = [&](const std::vector<Instr>& text, size_t from, size_t to) {
+    for (size_t pc = to; pc-- > from;) {
+      const Instr& x = text[pc];
+      for (const Access& b : x.accesses)
+        if (!b.write && b.view == a.view && b.index == a.index && b.lo <= a.lo && a.hi <= b.hi) return true;
+      if (movesReadMarker(x, slots)) return false;
+    }
+    return false;
+  };
+  const bool pre = p < g.pre_x.size() && g.pre_x[p];
+  for (int64_t x = 0; x <= (pre ? g.Wg : 0); ++x) {
+    const bool ok = pre ? readsLast(g.pre_text[0][p][tile][x], 0, g.pre_text[0][p][tile][x].size())
+                        : readsLast(g.grid.procs[p].program, static_cast<size_t>(sh.tile_start[tile]),
+                                    static_cast<size_t>(sh.head[tile][0]));
+    if (!ok)
+      refuse(fmt::format("the part before the K loop of tile {} does not read {}[{}] over its bytes after its last "
+                         "wait that moves the read's marker",
+                         tile, view, a.index));
+  }
+}
+
+// A read that copies near the tile's end leave out with their MMA
+// (PGrid::left_reads) changes no later read's meaning (docs/z3.md
+// "Left-out MMA reads near a tile's end"). What a read leaves behind is its
+// process's read epoch of the view index (Builder::tag: the marker, the
+// per-byte epochs, returns and markers, the keying iteration, the
+// read-back range, the read events checkRereads replays), read by the
+// process's next read of the index alone. Two cases, else unknown:
+// * the view's index is read by its process at the tile's ring start
+//   before the K loop (PGrid::ring_start_reads, FA4's and the store-warp
+//   FMHA's `smem_k[it + 1]`): ringStartReadsOncePerRun (asked after this)
+//   requires every copy d from the end to access the view below offset d,
+//   which the left-out read makes true, and then shows the part before the
+//   K loop's read the first access of its index in every run; its
+//   generation is the copy at Wg's, sound whatever it is;
+// * the read is no return (`smem_q[0]`): the process writes the view
+//   nowhere and reads it after no K loop, no other process of its role and
+//   CTA reads it, the process runs every tile, of one kind, with no last
+//   tile or tile lengths of their own; the read's index is the one the
+//   part before the K loop reads (every copy per ring start of the read's
+//   tile) over bytes that hold the read's, after the part's last wait that
+//   moves the index's marker; and no K iteration's text (the grid's, every
+//   copy) holds a wait that moves it. Then in every run the left-out read
+//   finds the marker its bytes were last read at and counts nothing
+//   (countReturns); it sets only the keying iteration, the last read's
+//   barrier count and program index, which the next read compares for a
+//   re-read, never one here (a return comes after a wait outside the K
+//   iterations, so in a later tile, whose keying iteration is neither the
+//   left-out read's nor the one of the read before it), and which a peer's
+//   re-read reads (peersReadAlike), none here.
+void leftOutReadsChangeNoRead(const PGrid& g, const System& raw) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
+  for (size_t p = 0; p < g.left_reads.size(); ++p) {
+    if (g.left_reads[p].empty()) continue;
+    const std::set<int> at_ring_start = ringStartReadViews(g, p);
+    for (int q : g.left_reads[p]) {
+      const Instr& in = raw.procs[p].program[static_cast<size_t>(q)];
+      for (const Access& a : in.accesses)
+        if (trip::leftOutReadToCheck(in, a, raw, g.ring_views) && !at_ring_start.count(a.view))
+          leftOutReadIsNoReturn(g, raw, p, q, a, fill);
     }
   }
 }
@@ -13749,19 +14078,27 @@ std::set<int> viewsOutsideKIterations(const PGrid& g, const System& raw) {
   return out;
 }
 
-// An MMA with an access in TMEM that no tail argument can leave out (the
-// third case of certainTailRefusal).
-bool tmemMmaKeptForCertain(const Instr& in, const System& raw, const std::set<int>& outside,
-                           const std::set<int>& free_regs) {
+// An MMA of process p with an access in TMEM that no tail argument can
+// leave out (the third case of certainTailRefusal): a read of a view
+// outside the K iterations is left out only where leftOutReadsChangeNoRead
+// holds, which refuses one not read at the ring start (PGrid::
+// ring_start_reads) whose grid fails noReturnOnTheGrid.
+bool tmemMmaKeptForCertain(const PGrid& g, size_t p, const Instr& in, const System& raw, const std::set<int>& outside,
+                           const std::set<int>& free_regs, bool last_tile) {
+  const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
+  const std::set<int> at_ring_start = ringStartReadViews(g, p);
   return trip::mmaOnTmem(in, raw) && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
            const MemSpace& sp = raw.spaces[static_cast<size_t>(a.space)];
            if (sp.kind == MemSpace::Kind::Tmem) return false;
            if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) == 0;
-           return a.view < 0 || outside.count(a.view) > 0;
+           if (a.view < 0 || !outside.count(a.view)) return a.view < 0;
+           if (a.write || sp.kind != MemSpace::Kind::Smem) return true;
+           return !at_ring_start.count(a.view) && !noReturnOnTheGrid(g, raw, last_tile, p, a, fill).empty();
          });
 }
 
-CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
+CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
+                                      bool last_tile) {
   const std::set<int> outside = viewsOutsideKIterations(g, raw);
   const std::set<int> free_regs = pathFreeRegs(*raw.schedule, tl);
   for (size_t p = 0; p < g.shape.size(); ++p) {
@@ -13781,7 +14118,7 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
     for (int pc = sh.head[0][0]; pc < sh.head[0][1]; ++pc) {
       const Instr& in = mp[static_cast<size_t>(pc)];
       raw_tmem_mmas += trip::mmaOnTmem(in, raw);
-      kept_tmem_mmas += tmemMmaKeptForCertain(in, raw, outside, free_regs);
+      kept_tmem_mmas += tmemMmaKeptForCertain(g, p, in, raw, outside, free_regs, last_tile);
       if (in.kind != InstrKind::MmaCommit || in.slot < 0) continue;
       ++raw_commits[in.slot];
       fixed_commits[in.slot] += !(in_order && slotByIter(in));
@@ -13799,7 +14136,7 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
                                      "whose process waits for its MMA groups"};
     if (raw_tmem_mmas > tail_mmas && kept_tmem_mmas == raw_tmem_mmas)
       return {static_cast<int>(p), "an MMA with an access in TMEM left out that also accesses a view outside the K "
-                                   "iterations"};
+                                   "iterations that no argument takes"};
   }
   return {};
 }
@@ -13807,8 +14144,8 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
 // `has_copies_near_the_end`: whether tailIterations will run (the probe's
 // `last > 0`), asked only where certainTailRefusal finds a process.
 void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
-                                       const std::function<bool()>& has_copies_near_the_end) {
-  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail);
+                                       bool last_tile, const std::function<bool()>& has_copies_near_the_end) {
+  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail, last_tile);
   if (r.p >= 0 && has_copies_near_the_end())
     throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
                            "tile's last, beyond operations that carry no counter ({}; not covered by the "
@@ -14424,7 +14761,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // depth of the copies near the end is asked here, only where the
       // commits differ, at the cost of one checkTileExprs)
       if (tails)
-        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), [&] {
+        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), !uses.empty(), [&] {
           return probe.last > 0 || (uses.empty() && tailDepthProbe(s, tl, g, solverLimits(opts, budget)) > 0);
         });
       buildLastGrids();  // (lastTilesAtRingStart reads them)
@@ -14503,9 +14840,14 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     // (obstacle 1 (d): a tile of d <= tail_m K iterations runs its first as
     // the one d from its end, firstTailIterationsAt)
     setUpFirstTails(g, first);
+    // (asked before the grids per ring start as well: with fewer texts it
+    // refuses only where it refuses with all of them)
+    leftOutReadsChangeNoRead(g, tails->first);
     // (a part before the K loop that moves with the ring together with
     // copies near the tile's end)
     tailsByRingStart(g, s, binding, target, tl, tails->second, budget);
+    leftOutReadsChangeNoRead(g, tails->first);
+    leftOutWaitReadsInFirstTails(g, tails->first);
   }
   ringStartReadsOncePerRun(g);
   refuseShortTilesThatNeverShift(g);

@@ -101,7 +101,7 @@ std::vector<int64_t> sizeFreeKey(const std::vector<const System*>& systems) {
              in.iteration.value_or(0), static_cast<int64_t>(in.loops.size()),
              static_cast<int64_t>(in.accesses.size())});
         put({-4, in.regs_hazard.regs_space, in.regs_hazard.accumulates, in.regs_hazard.stored,
-             in.regs_hazard.discarded});  // where, not which element: sizes differ
+             in.regs_hazard.discarded, in.regs_hazard.at_exit});  // where, not which element: sizes differ
         for (const auto& [var, v] : in.loops) put({var, v});
         for (const Access& a : in.accesses) {
           put({a.space, rank(a.space, a.lo), rank(a.space, a.hi), a.write, static_cast<int>(a.proxy), a.async, a.view,

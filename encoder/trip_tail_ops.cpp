@@ -155,8 +155,13 @@ bool slotByIterText(const Instr& in) { return in.stmt && in.stmt->op.sel.mode ==
 
 }  // namespace
 
+bool leftOutReadToCheck(const Instr& in, const Access& a, const System& sys, const std::set<int>& ring_views) {
+  return in.kind == InstrKind::Mma && !a.write && isView(a) && ring_views.count(a.view) == 0 &&
+         sys.spaces[static_cast<size_t>(a.space)].kind == MemSpace::Kind::Smem;
+}
+
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
-                          const std::set<int>& ring_views, bool commit_numbers_free, bool tmem_runs_checked) {
+                          const std::set<int>& ring_views, bool commit_numbers_free, LeftOutChecks checked) {
   switch (in.kind) {
     case InstrKind::Arrive:
     case InstrKind::ExpectTx:
@@ -174,7 +179,8 @@ bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int
   return std::all_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
     const MemSpace& sp = sys.spaces[static_cast<size_t>(a.space)];
     if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) > 0;
-    if (sp.kind == MemSpace::Kind::Tmem) return tmem_runs_checked && in.kind == InstrKind::Mma;
+    if (sp.kind == MemSpace::Kind::Tmem) return checked.tmem_runs && in.kind == InstrKind::Mma;
+    if (checked.reads && leftOutReadToCheck(in, a, sys, ring_views)) return true;
     return sp.kind == MemSpace::Kind::Smem && isView(a) && ring_views.count(a.view) > 0;
   });
 }

@@ -64,13 +64,26 @@ bool mmaCommitNumbersReadInOrder(const ir::Schedule& s, int role);
 // where `tmem_runs_checked`, of TMEM (the builder derives nothing from a
 // TMEM access but the hazard marks of one run, markTmemHazards; the caller
 // then checks the true runs of every tile length for them: docs/z3.md "An
-// MMA into TMEM left out near a tile's end").
+// MMA into TMEM left out near a tile's end"), or, for an MMA where
+// `reads_checked`, a read of any shared-memory view (what it leaves behind
+// is its process's read epoch of the view index; the caller then checks
+// that no later read means otherwise without it: docs/z3.md "Left-out MMA
+// reads near a tile's end", leftOutReadsChangeNoRead).
+struct LeftOutChecks {
+  bool tmem_runs = false;  // the true runs' TMEM hazards (checkTailTmemRuns)
+  bool reads = false;      // the later reads' meaning (leftOutReadsChangeNoRead)
+};
 bool leavableWithCounters(const Instr& in, const System& sys, const std::set<int>& free_regs,
-                          const std::set<int>& ring_views, bool commit_numbers_free, bool tmem_runs_checked);
+                          const std::set<int>& ring_views, bool commit_numbers_free, LeftOutChecks checked);
+
+// Is `a` (an access of `in`, built in `sys`) a read of a shared-memory view
+// that leavableWithCounters takes only with LeftOutChecks::reads (an MMA's
+// read of a view outside `ring_views`)?
+bool leftOutReadToCheck(const Instr& in, const Access& a, const System& sys, const std::set<int>& ring_views);
 
 // Is `in` an MMA with an access in TMEM? counterFree and leavesOnlyTextCounters
 // never leave one out; leavableWithCounters only with its other accesses
-// in ring-position views or path-free fragments.
+// in ring-position views, path-free fragments or reads of views.
 bool mmaOnTmem(const Instr& in, const System& sys);
 
 // The first mbarrier slot of which a tile's last K iteration keeps some

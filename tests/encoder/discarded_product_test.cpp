@@ -86,6 +86,40 @@ TEST(DiscardedProduct, ASkippedEpilogueIsReportedAcrossTiles) {
   EXPECT_EQ(v->buffer, "acc element (0, 64)");
 }
 
+// A product the instance never reads before it exits is lost too: the
+// last tile's epilogue skipped (CUTLASS's FP8 accumulation without its
+// residue promotion, docs/limits/fp8_promotion_residue_dropped_one_tile.cake).
+// Reported at the instance's last operation, with the note at the MMA, by
+// every engine; a proof's build (hooked) leaves it out.
+TEST(DiscardedProduct, AProductLeftUnreadAtExitIsReported) {
+  // (the store of `out` stays: the hazard goes on an instruction after the
+  // product, and an instance whose last instruction is the MMA itself is
+  // not judged yet, docs/rules/data.discarded-product.md "At exit")
+  const std::string last_skipped = cake::testing::replace(
+      kDiscardTiles, "            lm.copy(out, acc)\n", "            if t == 0:\n                lm.copy(out, acc)\n");
+  ASSERT_NE(last_skipped, kDiscardTiles);
+  auto r = exploreDiscarded(last_skipped, 2);
+  const encoder::Violation* v = cake::testing::find(r.result, "data.discarded-product");
+  ASSERT_NE(v, nullptr) << cake::testing::rules(r.result);
+  EXPECT_NE(v->message.find("never used or stored before the instance exits"), std::string::npos) << v->message;
+  EXPECT_EQ(v->buffer, "acc element (0, 0)");
+  ASSERT_EQ(v->others.size(), 1u);
+  EXPECT_EQ(r.sys.procs[v->others[0].proc].program[v->others[0].pc].stmt->op.range.line,
+            cake::testing::lineOf(last_skipped, "lm.mma(acc"));
+  encoder::PoResult z = encoder::poCheck(r.sys, {});
+  EXPECT_FALSE(z.internal_error) << z.error;
+  EXPECT_TRUE(cake::testing::hasRule(z.result, "data.discarded-product")) << cake::testing::rules(z.result);
+  // the last tile read (the file as written) is clean at exit
+  EXPECT_EQ(exploreDiscarded(kDiscardTiles, 2).result.outcome, encoder::Outcome::Pass);
+  // so is a last product read in part (the rows a small-M tile keeps; its
+  // padding rows are never stored)
+  const std::string one_tile_half = cake::testing::replace(
+      cake::testing::replace(cake::testing::replace(kDiscardTiles, "lm.range(0, 2)", "lm.range(0, 1)"),
+                             "lm.copy(out, acc)", "lm.copy(out[0:16, :], acc[0:16, :])"),
+      "lm.copy(C, out, coords=(128 * t, 0))", "lm.copy(C, out[0:16, :], coords=(128 * t, 0))");
+  EXPECT_FALSE(cake::testing::hasRule(exploreDiscarded(one_tile_half, 2).result, "data.discarded-product"));
+}
+
 TEST(DiscardedProduct, AReadBeforeTheOverwriteIsClean) {
   // each k's product read (copied out) before init= true clears it again
   const std::string read_first = cake::testing::replace(

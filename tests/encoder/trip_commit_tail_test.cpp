@@ -64,24 +64,6 @@ TEST(TripCommitTail, LeftOutCommitIsProvedAndItsBrokenFormsAreNot) {
              });
 }
 
-// The corpus kernel that meets this first (CUTLASS example 77's FMHA with
-// an epilogue store warp): its MMA's last K iteration leaves out the next
-// block's S issue, whose commits on k_empty and s_full the rule now takes,
-// and its S MMA into TMEM, which no argument leaves out: refused at the
-// probe, before the grids per ring start and end (its cost stays the
-// probe's).
-TEST(TripCommitTail, StoreWarpFmhaMeetsTheTmemMmaRefusalAtTheProbe) {
-  auto mod = cake::testing::compile(
-      cake::testing::corpusText("corpus/attention/sm100_fmha_persistent_store_warp.cake"));
-  ASSERT_FALSE(mod.schedules.empty());
-  const auto r = cake::testing::attacks::proveDefault(mod.schedules.at(0));
-  EXPECT_NE(r.outcome, cake::encoder::Outcome::Proved);
-  EXPECT_NE(r.detail.find("of mma differs when a K iteration is its tile's last, beyond operations that carry no "
-                          "counter (an MMA with an access in TMEM left out"),
-            std::string::npos)
-      << r.detail;
-}
-
 // The rule's scope: a process that waits for its MMA groups reads its
 // commit numbers as a count (lm.mma_wait, sim knowCompleted), so its copies
 // near the end may not leave a commit out (the numbers would skip the

@@ -2,8 +2,8 @@
 # original: corpus/splitk/sm90_sliced_k_two_wg.cake
 # line: 48: if lm.instance() == 1:
 # change: guard: `1` -> `0`
-# label: benign: no violation under exhaustive exploration with K in {1, 80, 144, 208, 272, 528}; block_idx 0 of grid_dim 1; 342 states (explicit-state simulator (encoder/simulator.h))
-# expect: pass
+# label: bad (data.discarded-product) by the explicit-state simulator (encoder/simulator.h), K in {1, 80, 144, 208, 272, 528}; block_idx 0 of grid_dim 1; 342 states; first violation: data.discarded-product: consumers[1]'s lm.sync is the last operation of consumers[1], and acc element (0, 0) still holds an MMA product that this instance has not read since: the product is lost (computed, then never used or stored before the instance exits) at `lm.sync(red)` (line 50) (K=272)
+# expect-any: data.discarded-product
 # Hopper "sliced-K" GEMM for small M x N and large K (decode-time
 # projections): ONE 64x128 output tile per CTA, and the two consumer
 # warpgroups split its K loop - instance i consumes the k-blocks with

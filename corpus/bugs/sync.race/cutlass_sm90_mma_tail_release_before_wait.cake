@@ -1,0 +1,70 @@
+# BUG (sync.race), a mutant of gemm/sm90_cooperative_peeled_first_k_mma_tail.cake
+# (CUTLASS's sm90 collective mainloop, mma_tail()): the tail releases the
+# tile's last k-tile BEFORE warpgroup_wait<0>(), so the producer's refill of
+# that slot (for a later tile) lands while the last wgmma group still reads
+# it. CUTLASS waits first, then releases.
+# Fix: gemm/sm90_cooperative_peeled_first_k_mma_tail.cake.
+# expect: sync.race
+@cake.schedule(target="sm_90a")
+def cutlass_sm90_mma_tail_release_before_wait(lm, A: LM.tma2d, B: LM.tma2d, C: LM.tma2d,
+                                  M: LM.i32, N: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(N > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(196608)
+    smem_a = pool.view(offset=0,      shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_b = pool.view(offset=65536,  shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_c = pool.view(offset=131072, shape=(64, 128), dtype=lm.bf16, stages=4)
+    acc    = lm.regs(shape=(64, 128), dtype=lm.f32)
+
+    producer  = lm.role(warps=[0, 1, 2, 3], regs=40)
+    consumers = lm.role(warps=[4, 5, 6, 7, 8, 9, 10, 11], group=4, regs=232)
+
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[producer], cons=[consumers], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[consumers], cons=[producer], init_count=2, pipeline=pipe)
+
+    k_tiles   = lm.cdiv(K, 64)
+    tiles_m   = lm.cdiv(M, 128)
+    num_tiles = tiles_m * lm.cdiv(N, 128)
+    my_tiles  = lm.cdiv(max(num_tiles - lm.block_idx(0), 0), lm.grid_dim(0))
+
+    with producer:
+        for t in lm.range(0, my_tiles):
+            tile  = lm.block_idx(0) + t * lm.grid_dim(0)
+            m_blk = (tile % tiles_m) * 128
+            n_blk = (tile // tiles_m) * 128
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                smem_a.tma_load(A, coords=(m_blk, k * 64), iter=it, barrier=full)
+                smem_b.tma_load(B, coords=(n_blk, k * 64), iter=it, barrier=full)
+        for s in lm.range(0, 4):
+            lm.wait(empty, iter=my_tiles * k_tiles + s - 4)
+
+    with consumers:
+        m0 = 64 * lm.instance()
+        for t in lm.range(0, my_tiles):
+            tile  = lm.block_idx(0) + t * lm.grid_dim(0)
+            m_blk = (tile % tiles_m) * 128
+            n_blk = (tile // tiles_m) * 128
+            base  = t * k_tiles
+            lm.wait(full, iter=base)
+            lm.mma(acc, smem_a[base][m0:m0 + 64, :], smem_b[base], init=True)
+            lm.mma_commit()
+            for k in lm.range(1, k_tiles):
+                it = base + k
+                lm.wait(full, iter=it)
+                lm.mma(acc, smem_a[it][m0:m0 + 64, :], smem_b[it], init=False)
+                lm.mma_commit()
+                lm.mma_wait(pending=1)
+                lm.arrive(empty, iter=it - 1)
+            lm.arrive(empty, iter=base + k_tiles - 1)
+            lm.mma_wait(pending=0)
+            s = 2 * lm.instance() + t % 2
+            lm.tma_store_wait(pending=1)
+            lm.copy(smem_c[s], acc)
+            lm.fence_proxy()
+            smem_c.tma_store(C, coords=(m_blk + m0, n_blk), stage=s)
+            lm.tma_store_commit()
+        lm.tma_store_wait(pending=0)
