@@ -6042,6 +6042,9 @@ class Driver {
   std::set<std::string> reported_;  // rules already reported
   std::set<uint64_t> seen_;         // fingerprints of the systems explored (or being explored)
   std::set<std::string> corners_left_;  // corners checkWitnesses could not settle (notProved names them)
+  // Violations the proof met on runs of the schedule that no witness
+  // reproduced (sightingsLeft): never *checked* (notProved names them)
+  std::set<std::string> sighted_;
   uint64_t found_at_ = 0;           // budget_.used() when the first finding was reported
   // The Z3 engine's search for other rules on larger values once a rule is
   // reported: this many seconds' worth of work (encoder/proof_budget.h).
@@ -6195,7 +6198,10 @@ class Driver {
       if (reportProofViolations(pr, detail)) return;
     } else if (checkWitnesses(pr.witnesses) || checkWitnesses(search_.pairedLoopCorners(checked), &corners_left_)) {
       return;
-    } else if (!pr.detail.empty()) {
+    } else {
+      sightingsLeft(pr);
+    }
+    if (pr.outcome != encoder::Outcome::Violation && !pr.detail.empty()) {
       const std::string cut =
           failing.empty() || seconds >= opts_.proof_timeout_ms / 1000.0
               ? ""
@@ -6209,6 +6215,20 @@ class Driver {
     if (const std::string w = wallOut(); !w.empty() && detail.find("wall-clock safety limit") == std::string::npos)
       detail += "; " + w;
     notProved(detail);
+  }
+
+  // An unfinished proof's violations are its sightings (encoder/trip_proof.cpp
+  // SightingLog; docs/z3.md "A violation the proof sees is never checked",
+  // helper net49): violations it met on runs of the schedule itself at a
+  // trip count or case the lm.assume facts allow (or may allow: the
+  // solver did not say), whose witnesses, if any, checkWitnesses ran
+  // without a finding. The covering values missed a violation the exact
+  // semantics shows, so the verdict may not be *checked*: it is unknown,
+  // naming the rule.
+  void sightingsLeft(const encoder::ModelCheckResult& pr) {
+    for (const encoder::Violation& v : pr.violations)
+      sighted_.insert(fmt::format("the proof meets {} on a run of the schedule ({}), and no binding reproduced it",
+                                  v.rule, v.message));
   }
 
   // The proof's work in seconds' worth. A schedule that an earlier check
@@ -6284,6 +6304,7 @@ class Driver {
     std::set<std::string> uncovered = goals_.uncovered;
     uncovered.insert(search_.unplaced().begin(), search_.unplaced().end());
     uncovered.insert(corners_left_.begin(), corners_left_.end());
+    uncovered.insert(sighted_.begin(), sighted_.end());
     if (uncovered.empty() && unreached.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Checked, detail, std::move(unreached)});
       return;

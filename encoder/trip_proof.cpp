@@ -94,6 +94,56 @@ struct Met : Fail {
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
 
+// Sightings (docs/z3.md "A violation the proof sees is never checked",
+// helper net49): a violation met on a run of the schedule itself (an
+// exploration of the schedule, or of a copy whose runs at a binding are
+// the schedule's there) that the proof could not hand back as a finding.
+// A plain Fail carries none, so each is logged where it is met, for the
+// outermost proveEveryTripCount to hand back with its Unknown
+// (ModelCheckResult::violations of an Unknown answer): the caller then
+// says unknown, never *checked*, unless a witness reproduces it. `exact`:
+// the schedules whose runs are the proved schedule's (it, and the copies
+// that build its systems for every binding), registered while they live;
+// a violation met on any other copy (an over-approximation, a guard case,
+// a widened read) is not a sighting.
+struct SightingLog {
+  std::set<const ir::Schedule*> exact;
+  std::vector<Violation> seen;   // one per rule
+  std::vector<Binding> witnesses;  // bindings the facts allow where one was met
+};
+thread_local SightingLog* t_sightings = nullptr;
+
+bool runsAreTheSchedules(const ir::Schedule& s) { return t_sightings && t_sightings->exact.count(&s); }
+
+// `copy` builds the systems of `parent` for every binding: while it lives,
+// a violation met on it is a sighting where one met on `parent` is.
+class ExactCopy {
+ public:
+  ExactCopy(const ir::Schedule& parent, const ir::Schedule* copy) {
+    if (copy && runsAreTheSchedules(parent) && t_sightings->exact.insert(copy).second) copy_ = copy;
+  }
+  ~ExactCopy() {
+    if (copy_ && t_sightings) t_sightings->exact.erase(copy_);
+  }
+  ExactCopy(const ExactCopy&) = delete;
+  ExactCopy& operator=(const ExactCopy&) = delete;
+
+ private:
+  const ir::Schedule* copy_ = nullptr;
+};
+
+void logSighting(const Violation& v, const std::optional<Binding>& witness) {
+  if (!t_sightings) return;
+  if (witness) t_sightings->witnesses.push_back(*witness);
+  for (const Violation& x : t_sightings->seen)
+    if (x.rule == v.rule) return;
+  Violation s = v;
+  s.trace.clear();
+  s.binding.reset();
+  s.trip_open = false;
+  t_sightings->seen.push_back(std::move(s));
+}
+
 // A read of the trip count in a steady iteration of `process` that does not
 // stay put for every trip count (checkTripUses): the attempt may end that
 // process's steady iterations earlier and try again (lowerSteadyOffset).
@@ -17526,6 +17576,28 @@ std::optional<SplitLoops> loopsInSequence(const ir::Schedule& s) {
   return out;
 }
 
+// A violation met on a run of `s` (Met: at the trip count T of tl.trip,
+// or any from T on where `open`) where `where` holds: where `s`'s runs are
+// the proved schedule's (runsAreTheSchedules), a binding the facts allow
+// there goes to the bounded check (a witness) and the violation is a
+// sighting, unless the facts allow no such binding (the trip count or the
+// case is none of the schedule's).
+void sightedOn(const ir::Schedule& s, const Met& met, const ir::ExprPtr& where, const TripLoops& tl,
+               const Binding& base, const TripProofOptions& opts, ProofBudget& budget) {
+  if (!runsAreTheSchedules(s)) return;
+  ir::ExprPtr conj = where;
+  if (tl.trip) {
+    const ir::ExprPtr value = ir::makeConst(tripValue(tl, met.trip));
+    const ir::ExprPtr at = ir::makeExpr(met.violation.trip_open ? ir::ExprKind::Ge : ir::ExprKind::Eq, {tl.trip, value});
+    conj = ir::makeExpr(ir::ExprKind::And, {conj, at});
+  }
+  BvProver prover(s, solverLimits(opts, budget));
+  const BvResult w = classWitness(s, prover, conj, tl.facts, solverLimits(opts, budget));
+  if (w.kind == BvVerdict::Holds) return;
+  logSighting(met.violation,
+              w.kind == BvVerdict::Fails ? std::optional(witnessBinding(base, tl.fixed, w.model)) : std::nullopt);
+}
+
 // The loops in sequence (loopsInSequence) proved: the X loops of every
 // process reduced at a cut after h iterations (sharedPrefixRunsAsOne, h =
 // 1..3: the runs for every X >= h are those of S_h's), S_1 .. S_h proved
@@ -17533,10 +17605,11 @@ std::optional<SplitLoops> loopsInSequence(const ir::Schedule& s) {
 // >= 1. Every copy is proved for every allowed binding (no fact added), so
 // at a binding b with X = n the proof of S_min(n, h) or none covers b
 // itself. A violation met in a copy is no finding (the bounded check
-// decides): a plain Fail.
-std::string proveLoopsInSequence(const Fail& first, const SplitLoops& seq, ir::Target target,
-                                 const std::vector<Binding>& checked, const TripProofOptions& opts,
-                                 ProofBudget& budget, uint64_t& states) {
+// decides): a plain Fail; at the bindings with X = x (X <= 0 for none) it
+// is one of the schedule's, so it is a sighting too (sightedOn).
+std::string proveLoopsInSequence(const ir::Schedule& level, const Fail& first, const SplitLoops& seq,
+                                 ir::Target target, const std::vector<Binding>& checked,
+                                 const TripProofOptions& opts, ProofBudget& budget, uint64_t& states) {
   const std::string X = ir::exprToString(*seq.at, *seq.whole);
   auto refuse = [&](const std::string& why) {
     Fail f(fmt::format("{}; {}: {}", first.what(), seq.text, why));
@@ -17563,13 +17636,20 @@ std::string proveLoopsInSequence(const Fail& first, const SplitLoops& seq, ir::T
   // A copy's witnesses are the schedule's bindings where X is a parameter,
   // set to the copy's X (n for S_n, 0 for none); the bounded check decides
   // them (a copy's violation at another X is none of the schedule's).
+  // S_x's runs at the bindings with X = x (none's: X <= 0) are the
+  // schedule's: a violation met there is a sighting (sightedOn).
   auto proveCase = [&](const ir::Schedule& copy, const std::string& when, int64_t x) {
     checkBudget(budget, when);
     TripLoops tl;
     std::vector<Binding> bindings = checked;
+    const ExactCopy exact(level, &copy);
     try {
       return proveSchedule(copy, target, checked, opts, budget, states, tl, bindings);
     } catch (const Fail& f) {
+      if (const Met* met = dynamic_cast<const Met*>(&f); met && !checked.empty())
+        sightedOn(copy, *met,
+                  ir::makeExpr(x > 0 ? ir::ExprKind::Eq : ir::ExprKind::Le, {seq.at, ir::makeConst(x)}), tl,
+                  checked.front(), opts, budget);
       Fail g(fmt::format("{}; {}: {}: {}", first.what(), seq.text, when, f.what()));
       g.witnesses = first.witnesses;
       if (seq.at->kind != ir::ExprKind::Param) throw g;
@@ -17733,7 +17813,7 @@ const CopyReading kCopyReadings[] = {
      "(sharedPrefixRunsAsOne) (asked last: the readings before it take their shapes first)",
      [](const ReadingArgs& a) {
        return ifFound(loopsInSequence(a.s), [&](const SplitLoops& seq) {
-         return proveLoopsInSequence(a.refused, seq, a.target, a.checked, a.opts, a.budget, a.states);
+         return proveLoopsInSequence(a.s, a.refused, seq, a.target, a.checked, a.opts, a.budget, a.states);
        });
      }},
 };
@@ -17970,6 +18050,7 @@ ModelCheckResult proveWithinAsWritten(const ir::Schedule& schedule, ir::Target t
   });
   alike_prover.reset();
   const ir::Schedule& s = alike ? *alike->s : schedule;
+  const ExactCopy alike_runs(schedule, alike ? &*alike->s : nullptr);  // (the schedule's systems)
   try {
     if (checked.empty()) throw Fail("no parameter values were checked");
     uint64_t states = 0;
@@ -18528,22 +18609,40 @@ static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedul
                                                      const std::vector<Binding>& checked,
                                                      const TripProofOptions& opts);
 
+// A violation the proof of `s` answers at a trip count (Binding::replace)
+// as a sighting (sightedOn), its binding solved on `s` while it lives.
+static void sightedAtTrip(const ir::Schedule& s, const Violation& v, const std::vector<Binding>& checked,
+                          const TripProofOptions& opts) {
+  if (checked.empty()) return;
+  ProofBudget budget(opts.work, opts.timeout_ms);
+  TripLoops tl;
+  tl.trip = ir::ExprPtr(std::shared_ptr<const ir::Expr>{}, v.binding->replace);  // non-owning: `s` owns it
+  const Met met("", v, v.binding->replace_value, v.trip_open);
+  sightedOn(s, met, ir::makeConst(1), tl, checked.front(), opts, budget);
+}
+
 // The schedule with its loop bounds of one value spelled alike
 // (respelledBounds): it builds, for every allowed binding, the schedule's
 // systems (every bound of the same value, reading the same parameters), so
 // its proof is one of the schedule. A violation met on it is no finding
 // (its trip count's node is the copy's spelling: unknown, the bounded
-// check decides).
+// check decides), but a sighting: a binding solved on the copy while it
+// lives goes back as a witness (sightedAtTrip).
 static ModelCheckResult proveEveryTripCountRespelled(const ir::Schedule& schedule, ir::Target target,
                                                     const std::vector<Binding>& checked,
                                                     const TripProofOptions& opts) {
   const std::optional<RespelledBounds> respelled = respelledBounds(schedule);
   if (!respelled) return proveEveryTripCountAsWritten(schedule, target, checked, opts);
+  const ExactCopy exact(schedule, respelled->s.get());
   ModelCheckResult res = proveEveryTripCountAsWritten(*respelled->s, target, checked, opts);
   for (Binding& w : res.witnesses) w.replace = nullptr;
   if (res.outcome == Outcome::Proved) {
     res.engine = fmt::format("{}: {}", respelled->text, res.engine);
   } else if (res.outcome == Outcome::Violation) {
+    // the copy builds the schedule's systems: a sighting (its binding is
+    // solved on the copy, whose trip expression the violation names)
+    for (const Violation& v : res.violations)
+      if (v.binding && v.binding->replace) sightedAtTrip(*respelled->s, v, checked, opts);
     res.outcome = Outcome::Unknown;
     res.detail = fmt::format("{}: meets {} (no finding: the bounded check decides)", respelled->text,
                              res.violations.empty() ? "a violation" : res.violations.front().rule);
@@ -18560,8 +18659,33 @@ static ModelCheckResult proveEveryTripCountRespelled(const ir::Schedule& schedul
 // of the copy that meets the same violations, so the copy's proof is one of
 // the schedule. Not proved so (a violation met on the copy is no finding:
 // the bounded check decides), the schedule as written.
+static ModelCheckResult proveEveryTripCountCollapsed(const ir::Schedule& schedule, ir::Target target,
+                                                    const std::vector<Binding>& checked,
+                                                    const TripProofOptions& opts);
+
+// The proof, with the sightings (SightingLog) of the outermost one handed
+// back with its Unknown: the violations of an Unknown answer, and their
+// witnesses (docs/z3.md "A violation the proof sees is never checked").
 ModelCheckResult proveEveryTripCount(const ir::Schedule& schedule, ir::Target target,
                                      const std::vector<Binding>& checked, const TripProofOptions& opts) {
+  if (t_sightings) return proveEveryTripCountCollapsed(schedule, target, checked, opts);
+  SightingLog log;
+  log.exact.insert(&schedule);
+  struct Scope {
+    explicit Scope(SightingLog* l) { t_sightings = l; }
+    ~Scope() { t_sightings = nullptr; }
+  } scope(&log);
+  ModelCheckResult res = proveEveryTripCountCollapsed(schedule, target, checked, opts);
+  if (res.outcome == Outcome::Unknown) {
+    res.violations = std::move(log.seen);
+    res.witnesses.insert(res.witnesses.end(), log.witnesses.begin(), log.witnesses.end());
+  }
+  return res;
+}
+
+static ModelCheckResult proveEveryTripCountCollapsed(const ir::Schedule& schedule, ir::Target target,
+                                                    const std::vector<Binding>& checked,
+                                                    const TripProofOptions& opts) {
   const std::optional<trip::CollapsedLoops> collapsed = trip::collapsePrivateInstanceLoops(schedule);
   if (!collapsed) return proveEveryTripCountRespelled(schedule, target, checked, opts);
   ModelCheckResult copy = proveEveryTripCountRespelled(*collapsed->s, target, checked, opts);
