@@ -1739,7 +1739,11 @@ class Builder {
   // not a product this instance was seen to collect (review49, session 49).
   void productsUnreadAtExit() {
     std::vector<Instr>& program = proc().program;
-    for (auto& [regs, unread] : ps_->regs_unread) {
+    for (auto& entry : ps_->regs_unread) {
+      // (named, not a structured binding: the lambda below captures them;
+      // clang before 16 refuses to capture a structured binding)
+      const int regs = entry.first;
+      const ElementSet& unread = entry.second;
       if (!productUsed(regs) || !ps_->regs_refilled.count(regs)) continue;
       const auto& written = ps_->regs_product_elements[regs];
       if (written.empty() || !std::all_of(written.begin(), written.end(), [&](const auto& w) {
