@@ -4144,6 +4144,12 @@ class BindingSearch {
       const int64_t v = knobValue(b, 6 + p);
       if ((v < 0) != negative) continue;
       note(b);
+      // (a binding at p's greatest allowed value, extremeValues' run, shows
+      // its own value and steps only: taken as the range's end, every value
+      // below it counted as shown, and cover47's read past the stores at P
+      // = 500 of 1 <= P <= 1000 was never run, exit 0 *checked*, on the
+      // merge of views49's greatest values; Sound48.ASliceBoundThatStepsAtAResidueIsRun)
+      if (const std::optional<int64_t> g = extremeAllowed(b, p, false); g && *g == v) continue;
       least = std::min(least.value_or(v), v);
       most = std::max(most.value_or(v), v);
     }
