@@ -158,11 +158,6 @@ bool reachesAt(const ir::Expr& e, int var, ir::EvalEnv env, int64_t extent, cons
   return false;
 }
 
-bool isComparison(ExprKind k) {
-  return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
-         k == ExprKind::Ne;
-}
-
 // An expression whose value the covering set wants to hit, and the values.
 struct Goal {
   ExprPtr expr;

@@ -343,10 +343,6 @@ std::optional<Span> comparisonSpan(const Expr& fact, int p, const ir::EvalEnv& a
   }
 }
 
-bool isComparison(ExprKind k) {
-  return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
-         k == ExprKind::Ne;
-}
 // The period in p of a comparison whose p-dependence is one residue of an
 // affine expression by a fixed modulus (`(K + 1) % 4 == 0`: 4): a x + b
 // and a (x + m) + b have one residue mod m.
@@ -436,6 +432,11 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
   for (Wide x = xs.hi; x >= *first && x > xs.hi - period && !last; --x)
     if (satisfies(x)) last = x;
   return Span::of(*first, *last);
+}
+
+bool isComparison(ExprKind k) {
+  return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
+         k == ExprKind::Ne;
 }
 
 }  // namespace cake::checks

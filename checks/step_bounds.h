@@ -69,4 +69,8 @@ std::optional<PartBounds> partBounds(const ir::Expr& e, int p, const Span& xs, c
 // otherwise narrows nothing; it never wrongly narrows.
 std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Span xs, const ir::EvalEnv& at);
 
+// Whether `k` compares two integers (<, <=, >, >=, ==, !=); shared with
+// the covering values (model_check.cpp).
+bool isComparison(ir::ExprKind k);
+
 }  // namespace cake::checks
