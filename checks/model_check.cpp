@@ -2465,13 +2465,7 @@ class BindingSearch {
     std::set<int> free;
     addReadParams(e, free);
     if (free.empty()) return std::nullopt;
-    const bool none[3] = {false, false, false};
-    std::optional<Binding> b = solveJointly(eqExpr(handle, target), base, free, none,
-                                            [&](const Binding& x) {
-                                              auto v = value(x, e);
-                                              return v && *v == target;
-                                            },
-                                            why);
+    std::optional<Binding> b = solveForValue(handle, target, base, free, why);
     if (!b && !why.empty()) binding_unsure_ = why;
     return b;
   }
@@ -2502,13 +2496,7 @@ class BindingSearch {
         goal = ir::makeExpr(ExprKind::And,
                             {goal, ir::makeExpr(ExprKind::Eq, {leafExpr(ExprKind::Param, p), leafExpr(ExprKind::Param, p)})});
     std::string why;
-    auto r = solveJointly(goal, base, free, none,
-                        [&](const Binding& b) {
-                          auto x = value(b, e);
-                          return x && *x == target;
-                        },
-                        why);
-    return r;
+    return solveJointly(goal, base, free, none, gives(e, target), why);
   }
 
  private:
@@ -2880,10 +2868,7 @@ class BindingSearch {
       for (int p : ints_)
         if (dependsOnParam(*g.expr, p)) free.insert(p);
       for (int64_t target : g.values) {
-        const auto hits = [&](const Binding& b) {
-          const std::optional<int64_t> x = value(b, *g.expr);
-          return x && *x == target;
-        };
+        const auto hits = gives(*g.expr, target);
         if (std::any_of(out.begin(), out.end(), hits)) continue;
         std::string why;
         if (std::optional<Binding> b = solveJointly(eqExpr(g.expr, target), base, free, none, hits, why))
@@ -4308,13 +4293,21 @@ class BindingSearch {
     // base's value. Its parameters are then free together, as tied ones.
     if (free.empty() && !(trip && read.size() >= 2)) return std::nullopt;
     free.insert(read.begin(), read.end());
+    return solveForValue(e, target, base, free, why);
+  }
+  // Whether a binding gives `e` the value `target` (evaluated).
+  std::function<bool(const Binding&)> gives(const ir::Expr& e, int64_t target) const {
+    return [this, &e, target](const Binding& b) {
+      const std::optional<int64_t> x = value(b, e);
+      return x && *x == target;
+    };
+  }
+  // Values for `e == target` with the parameters `free` (solveJointly; the
+  // block index and grid at `base`).
+  std::optional<Binding> solveForValue(const ExprPtr& e, int64_t target, const Binding& base,
+                                       const std::set<int>& free, std::string& why) {
     const bool none[3] = {false, false, false};
-    return solveJointly(eqExpr(e, target), base, free, none,
-                        [&](const Binding& b) {
-                          auto x = value(b, *e);
-                          return x && *x == target;
-                        },
-                        why);
+    return solveJointly(eqExpr(e, target), base, free, none, gives(*e, target), why);
   }
   // Every goal value no binding so far gives, where the goal reads a tied
   // parameter (or is a trip count that reads two or more parameters); one
@@ -4322,11 +4315,7 @@ class BindingSearch {
   void tiedValues(const Binding& base, std::vector<Binding>& out) {
     for (const Goal& g : goals_)
       for (int64_t target : g.values) {
-        if (std::any_of(out.begin(), out.end(), [&](const Binding& b) {
-              auto x = value(b, *g.expr);
-              return x && *x == target;
-            }))
-          continue;
+        if (std::any_of(out.begin(), out.end(), gives(*g.expr, target))) continue;
         if (g.trip && dependsOnLoops(*g.expr)) {
           if (innerTripReached(*g.expr, target, out)) continue;
           if (const InnerTripGoal* inner = innerTripGoalOf(*g.expr)) {
