@@ -2883,9 +2883,55 @@ class Builder {
     for (size_t i = first_piece; i < pieces.size(); ++i) highest = std::max(highest, pieces[i].gen);
     if (highest <= 0 || !olderLapWritten(p, whole, highest)) return;  // nothing it could find is stale
     const std::optional<int64_t> lap = handedLap(p, pc, in, whole, highest);
-    if (!lap) return;
+    if (!lap) return handOverByRange(p, pc, in, whole, a, pieces, first_piece);
     a.gen = std::min(a.gen, *lap);
     for (size_t i = first_piece; i < pieces.size(); ++i) pieces[i].gen = std::min(pieces[i].gen, *lap);
+  }
+  // The same per byte range, where no one write covers the read: a
+  // column each wave rewrites its rows of, read whole (rocSOLVER's
+  // potf2_simple: every range's latest write in barrier order is of the
+  // read's round, by a process that wrote the column fewer times than the
+  // reader came back to it). Cut at the others' writes' ends, each range
+  // means at most the lap of the write handed to it; the read is split
+  // where the ranges then mean different laps. Contiguous reads only.
+  void handOverByRange(int p, int pc, const Instr& in, const Access& whole, Access& a, std::vector<Access>& pieces,
+                       size_t first_piece) {
+    if (whole.runs != 1) return;
+    std::set<int64_t> cuts = {whole.lo, whole.hi};
+    forEachViewWriteOver(whole, [&](const ViewWrite& w) {
+      if (w.proc == p || w.bytes.runs != 1) return;
+      if (w.bytes.lo > whole.lo && w.bytes.lo < whole.hi) cuts.insert(w.bytes.lo);
+      if (w.bytes.hi > whole.lo && w.bytes.hi < whole.hi) cuts.insert(w.bytes.hi);
+    });
+    if (cuts.size() <= 2) return;
+    std::vector<Access*> parts = {&a};
+    for (size_t i = first_piece; i < pieces.size(); ++i) parts.push_back(&pieces[i]);
+    for (Access* x : parts) {
+      if (x->runs != 1) return;
+      cuts.insert(x->lo);
+      cuts.insert(x->hi);
+    }
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> runs;  // (lo, hi, generation meant)
+    bool lowered = false;
+    for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+      const int64_t lo = *it, hi = *std::next(it);
+      auto holder = std::find_if(parts.begin(), parts.end(), [&](const Access* x) { return x->lo <= lo && hi <= x->hi; });
+      if (holder == parts.end()) return;
+      int64_t g = (*holder)->gen;
+      Access range = whole;
+      range.lo = lo;
+      range.hi = hi;
+      if (g > 0)
+        if (const std::optional<int64_t> lap = handedLap(p, pc, in, range, g)) {
+          g = std::min(g, *lap);
+          lowered = true;
+        }
+      if (!runs.empty() && std::get<2>(runs.back()) == g && std::get<1>(runs.back()) == lo) std::get<1>(runs.back()) = hi;
+      else runs.emplace_back(lo, hi, g);
+    }
+    if (!lowered) return;
+    pieces.resize(first_piece);
+    splitInto(a, runs, pieces);
   }
   // Whether another process writes the read's view over its bytes at a
   // lap below `gen` (else no write it can find is stale to it).
@@ -3001,7 +3047,7 @@ class Builder {
   //    entries nobody rewrites hold lap 0 for good).
   // `a` keeps its first range; the others are appended (`pieces`) as reads
   // of the same op. Split only where the ranges mean different laps: a
-  // read whose ranges all mean one lap is the one access it was.
+  // read whose ranges all mean one lap stays one access (meaning that lap).
   void splitByWrittenLaps(int p, Access& a, int64_t meant, const WrittenLaps& laps,
                           std::vector<Access>& pieces) const {
     // (lo, hi, generation meant) per elementary range; ranges no other
@@ -3044,12 +3090,26 @@ class Builder {
         runs.emplace_back(lo, hi, g);
     }
     });
-    if (!cut || std::all_of(runs.begin(), runs.end(), [&](const auto& r) { return std::get<2>(r) == std::get<2>(runs[0]); }))
+    if (!cut) return;
+    // ranges that all mean one lap keep the read one access, meaning that
+    // lap: a read-back's own generation over bytes its process did not
+    // rewrite (every wave rewrites its rows of a column another wrote
+    // whole, then reads the column back) is no more than a piece's would be
+    if (std::all_of(runs.begin(), runs.end(), [&](const auto& r) { return std::get<2>(r) == std::get<2>(runs[0]); })) {
+      a.gen = std::min(a.gen, std::get<2>(runs[0]));
       return;
+    }
+    splitInto(a, runs, pieces);
+  }
+  // Read `a` cut into `runs` ((lo, hi, generation meant), ascending): `a`
+  // keeps the first, the others are appended to `pieces` as reads of the
+  // same op. A strided read's pieces are contiguous.
+  static void splitInto(Access& a, const std::vector<std::tuple<int64_t, int64_t, int64_t>>& runs,
+                        std::vector<Access>& pieces) {
     const std::string name = a.what.substr(0, a.what.find(" bytes ["));
     auto piece = [&](Access& x, const std::tuple<int64_t, int64_t, int64_t>& r) {
       std::tie(x.lo, x.hi, x.gen) = r;
-      x.runs = 1;  // a strided read's pieces are contiguous
+      x.runs = 1;
       x.stride = 0;
       x.what = fmt::format("{} bytes [{}, {})", name, x.lo, x.hi);
     };
