@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cover_kernels.h"
+#include "prove_util.h"
 #include "test_util.h"
 
 namespace sound50_test {
@@ -48,6 +49,13 @@ GUARD        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))
   return text;
 }
 
+// The value of parameter `name` in binding `b` (-1 where it has none).
+int64_t paramValue(const cake::ir::Schedule& s, const cake::encoder::Binding& b, const std::string& name) {
+  for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
+    if (s.params[p].name == name && b.params.count(p)) return b.params.at(p);
+  return -1;
+}
+
 }  // namespace sound50_test
 
 namespace s50 = sound50_test;
@@ -66,4 +74,30 @@ TEST(Sound50, AStepBetweenTheRunsWhereThePartIsNotMonotoneIsRun) {
     const cover::BoundedVerdict good = cover::boundedVerdict(s50::guardedRowRead(guard, "64 - (P * P % 1009 == 777)"));
     EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct twin is no longer clean and checked\n" << guard;
   }
+}
+
+
+// The kind boundary's lap exploration (docs/z3.md "A kind boundary in the
+// lap state") met the deadlock of FA3's sliding window with V released
+// only inside the window and handed nothing back (`failWith(..., met =
+// false)`: "no finding, the bounded check decides"): the exploration's
+// system at boundary x is the schedule's at every binding whose boundary is
+// x, so it is a sighting (net49's): the proof's Unknown names the deadlock
+// and a binding the facts allow (window >= 16) where it is met.
+TEST(Sound50, AKindBoundarysViolationIsASighting) {
+  const std::string fa3 = "corpus/bugs/data.stale-read/fa3_sliding_window_v_skipped_outside_window";
+  const std::string text = cake::testing::replace(cake::testing::corpusText(fa3 + "_fixed.cake"),
+                                                  "            lm.arrive(v_empty, iter=j)\n",
+                                                  "                lm.arrive(v_empty, iter=j)\n");
+  auto m = cake::testing::compile(text);
+  const cake::ir::Schedule& s = m.schedules.at(0);
+  const auto r = cake::testing::proveSchedule(s);
+  ASSERT_EQ(r.outcome, cake::encoder::Outcome::Unknown) << r.detail;
+  EXPECT_NE(r.detail.find("as a kind boundary: the exploration over every trip count meets sync.deadlock"),
+            std::string::npos)
+      << r.detail;
+  ASSERT_FALSE(r.violations.empty()) << "the kind boundary's deadlock is dropped: " << r.detail;
+  EXPECT_EQ(r.violations.front().rule, "sync.deadlock");
+  ASSERT_FALSE(r.witnesses.empty());
+  for (const auto& w : r.witnesses) EXPECT_GE(s50::paramValue(s, w, "window"), 16);
 }
