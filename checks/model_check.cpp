@@ -4131,22 +4131,22 @@ class BindingSearch {
       if (m) seen.values.insert(*m);
       if (d && m && u) seen.shapes.insert({*m - *d, *u - *m});
     };
-    std::set<int64_t> runs;
+    std::map<int64_t, std::set<int64_t>> runs;  // the values run -> the part's values there
     for (const Binding& b : out) {
       const int64_t v = knobValue(b, 6 + p);
       if ((v < 0) != negative) continue;
       note(b);
-      runs.insert(v);
+      if (const std::optional<int64_t> x = value(b, *part)) runs[v].insert(*x);
     }
-    if (runs.size() < 2 || *runs.rbegin() - *runs.begin() > kStepRange) return seen;
+    if (runs.size() < 2 || runs.rbegin()->first - runs.begin()->first > kStepRange) return seen;
     // the part at every value from the least run - 1 to the largest + 1,
     // the other knobs at `base` (evaluated in one environment where it reads
     // no block index: the scan is up to kStepRange values per part and side)
-    const int64_t first = *runs.begin() - 1;
+    const int64_t first = runs.begin()->first - 1;
     std::vector<std::optional<int64_t>> at_v;
     const bool per_binding = ir::exprUses(*part, {ExprKind::BlockIdx, ExprKind::GridDim});
     ir::EvalEnv e = env(base);
-    for (int64_t v = first; v <= *runs.rbegin() + 1; ++v) {
+    for (int64_t v = first; v <= runs.rbegin()->first + 1; ++v) {
       if (per_binding) {
         Binding b = base;
         b.params[p] = v;
@@ -4156,8 +4156,14 @@ class BindingSearch {
         at_v.push_back(ir::evaluate(*part, e));
       }
     }
-    for (auto a = runs.begin(), b = std::next(a); b != runs.end(); ++a, ++b)
-      if (monotoneBetween(at_v, *a - first, *b - first)) noteBetween(at_v, *a - first, *b - first, seen);
+    // (an end counts where a binding there gives the part the value it has
+    // with the other knobs at `base`: a run with another value of a second
+    // parameter the part reads shows nothing of the scan's)
+    std::vector<size_t> ends;
+    for (const auto& [v, xs] : runs)
+      if (const auto& x = at_v[static_cast<size_t>(v - first)]; x && xs.count(*x)) ends.push_back(v - first);
+    for (size_t i = 0; i + 1 < ends.size(); ++i)
+      if (monotoneBetween(at_v, ends[i], ends[i + 1])) noteBetween(at_v, ends[i], ends[i + 1], seen);
     return seen;
   }
   // Whether xs[i..j] is defined and never falls, or never rises.
