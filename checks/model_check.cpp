@@ -4080,20 +4080,72 @@ class BindingSearch {
     }
   }
   // The outermost parts of `e` that are not affine and read no loop
-  // variable: the operand itself where it reads none (`min(min(2 * P, 104 -
-  // P), 64)` whole: its inner `min` bends where the outer one masks it), its
-  // terms' where it is a sum (`t - 1 - (T + 13) % 997 // 996` inside a tile
-  // loop: the step of the part shifts every tile's phase).
+  // variable: the operand itself where it reads none and is no sum (`min(min(2
+  // * P, 104 - P), 64)` whole: its inner `min` bends where the outer one
+  // masks it), and a sum's terms that read none (`t - 1 - (T + 13) % 997 //
+  // 996` inside a tile loop: the step of the part shifts every tile's
+  // phase), those that step (no product of parameters) together as one
+  // part: `(P + 9) // 500 - (P + 3) // 500` is 1 at P = 491..496 only,
+  // while each term alone steps as the values run show (monotone between
+  // them), and a slice bound `64 + ...` so read one float past the stores
+  // there exited 0 *checked* (helper sound50).
   static void outermostLoopFreeParts(const ExprPtr& e, std::vector<ExprPtr>& out) {
     if (!e || affine(*e)) return;
-    const bool linear_shell = e->kind == ExprKind::Add || e->kind == ExprKind::Sub || e->kind == ExprKind::Neg ||
-                              (e->kind == ExprKind::Mul && e->args.size() == 2 &&
-                               (ir::constValue(e->args[0]) || ir::constValue(e->args[1])));
-    if (!dependsOnLoops(*e) && !linear_shell) {
-      out.push_back(e);
+    if (!linearShell(*e)) {
+      if (!dependsOnLoops(*e)) out.push_back(e);
+      else
+        for (const ExprPtr& a : e->args) outermostLoopFreeParts(a, out);
       return;
     }
-    for (const ExprPtr& a : e->args) outermostLoopFreeParts(a, out);
+    std::vector<std::pair<int64_t, ExprPtr>> terms;
+    linearTerms(e, 1, terms);
+    ExprPtr steps;  // the sum of the loop-free terms that step
+    int stepping = 0;
+    for (const auto& [c, t] : terms) {
+      if (affine(*t)) continue;
+      if (dependsOnLoops(*t) || t->kind == ExprKind::Mul) {
+        outermostLoopFreeParts(t, out);
+        continue;
+      }
+      const ExprPtr term = c == 1 ? t : ir::makeExpr(ExprKind::Mul, {ir::makeConst(c), t});
+      steps = steps ? ir::makeExpr(ExprKind::Add, {steps, term}) : term;
+      ++stepping;
+    }
+    // (one such term: the term itself, as it is written)
+    if (stepping == 1)
+      for (const auto& [c, t] : terms)
+        if (!affine(*t) && !dependsOnLoops(*t) && t->kind != ExprKind::Mul) steps = t;
+    if (steps) out.push_back(steps);
+  }
+  // A sum, difference, negation or product with a constant.
+  static bool linearShell(const ir::Expr& e) {
+    return e.kind == ExprKind::Add || e.kind == ExprKind::Sub || e.kind == ExprKind::Neg ||
+           (e.kind == ExprKind::Mul && e.args.size() == 2 && (ir::constValue(e.args[0]) || ir::constValue(e.args[1])));
+  }
+  // `e` as a sum of terms times constants (`scale` times each), through its
+  // linear shells; constants are left out (a part's shift changes no step).
+  static void linearTerms(const ExprPtr& e, int64_t scale, std::vector<std::pair<int64_t, ExprPtr>>& out) {
+    if (ir::constValue(e)) return;
+    if (!linearShell(*e)) {
+      out.push_back({scale, e});
+      return;
+    }
+    switch (e->kind) {
+      case ExprKind::Add:
+        for (const ExprPtr& a : e->args) linearTerms(a, scale, out);
+        return;
+      case ExprKind::Sub:
+        linearTerms(e->args.at(0), scale, out);
+        for (size_t i = 1; i < e->args.size(); ++i) linearTerms(e->args[i], -scale, out);
+        return;
+      case ExprKind::Neg:
+        linearTerms(e->args.at(0), -scale, out);
+        return;
+      default: {  // a product with a constant
+        const std::optional<int64_t> c = ir::constValue(e->args[0]);
+        linearTerms(c ? e->args[1] : e->args[0], scale * (c ? *c : *ir::constValue(e->args[1])), out);
+      }
+    }
   }
   // placeStepsElsewhere's query for one part: nullopt where no such step
   // exists; else the binding at the step the solver found (none where it

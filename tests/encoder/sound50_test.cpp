@@ -77,6 +77,25 @@ TEST(Sound50, AStepBetweenTheRunsWhereThePartIsNotMonotoneIsRun) {
 }
 
 
+// A sum of two steps that cancel but for a few values: `(P + 9) // 500 -
+// (P + 3) // 500` is 1 at P = 491..496 and 991..996 only. The far-step scan
+// asked of each term alone, and each steps as the values run show
+// (monotone between them): main exited 0 *checked* beside `if P == 1000:`
+// (and found it without the guard only because the run at 1000 was kept
+// out of the scan). The loop-free terms that step are now one part. The
+// twin (one float fewer there) stays clean and checked.
+TEST(Sound50, StepsThatCancelButForAFewValuesAreOnePart) {
+  namespace cover = cake::testing::cover;
+  const std::string window = "(P + 9) // 500 - (P + 3) // 500";
+  for (const std::string& guard : {std::string(), std::string("        if P == 1000:\n            lm.sync(block)\n")}) {
+    const cover::BoundedVerdict bad = cover::boundedVerdict(s50::guardedRowRead(guard, "64 + " + window));
+    EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 491 is not found\n"
+                                                    << guard;
+    const cover::BoundedVerdict good = cover::boundedVerdict(s50::guardedRowRead(guard, "64 - " + window));
+    EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct twin is no longer clean and checked\n" << guard;
+  }
+}
+
 // The kind boundary's lap exploration (docs/z3.md "A kind boundary in the
 // lap state") met the deadlock of FA3's sliding window with V released
 // only inside the window and handed nothing back (`failWith(..., met =
