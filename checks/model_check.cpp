@@ -4036,9 +4036,9 @@ class BindingSearch {
   // knobs at `base`, where it and both neighbours are allowed and the part
   // bends (its differences on the two sides differ) into a value, with
   // differences, that neither a binding (the parameter on the same side of
-  // 0) nor a value between the least and largest such binding's shows
-  // (`T // 2` bends at every value, and `lm.cdiv(S, 128)` steps every 128,
-  // as among the values run). Such a value is run where no trip count
+  // 0) nor a value between two such bindings where the part is monotone
+  // shows (seenOnSide: `T // 2` bends at every value, and `lm.cdiv(S, 128)`
+  // steps every 128, as among the values run). Such a value is run where no trip count
   // passes twice the largest the bindings run, plus 2 (up to
   // kStepPlacements per part and base, each asked again with it: the lane
   // count `min(32, max(0, 2 * P - 64))` of a second pass saturates at P =
