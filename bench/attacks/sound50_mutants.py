@@ -21,13 +21,10 @@ A "bad" schedule is broken: `cake check` must exit 1, or 2 (unknown), never 0
   values run;
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound49_mutants as s49  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 GUARDS = {
     "none": "",
@@ -80,29 +77,5 @@ def monotone():
 BASES = [("between", between), ("monotone", monotone)]
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = args[0]
-    files = []
-    for base, make in BASES:
-        os.makedirs(os.path.join(out, base), exist_ok=True)
-        for label, name, text in make():
-            path = os.path.join(out, base, f"{label}_{name}.cake")
-            with open(path, "w") as f:
-                f.write(text)
-            files.append((label, path))
-    print(f"{len(files)} schedules written under {out}")
-    if "--run" not in sys.argv:
-        return
-    cake = args[1] if len(args) > 1 else os.path.join(ROOT, "build/cli/cake")
-    holes = 0
-    for label, path in files:
-        rc = subprocess.run([cake, "check", path], capture_output=True).returncode
-        hole = label == "bad" and rc == 0
-        holes += hole
-        print(f"{rc} {label} {path}{'  HOLE' if hole else ''}", flush=True)
-    print(f"{holes} broken schedules exit 0")
-
-
 if __name__ == "__main__":
-    main()
+    s49.main(BASES)
