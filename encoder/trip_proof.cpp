@@ -93,6 +93,16 @@ struct Met : Fail {
 };
 // The unrolled window was too short for the exploration (-> retry, wider).
 struct WindowTooSmall {};
+// A violation met by the lap exploration of a kind boundary (attemptKinds)
+// at the boundary `x` (kOpen, -1: not fixed yet, at least `least_x`): no
+// finding (the facts need not allow that boundary with that trip count),
+// but a sighting where they do (sightedOn).
+struct KindMet : Met {
+  KindMet(const std::string& what, Violation v, int64_t T, bool open, int64_t x, int64_t least_x)
+      : Met(what, std::move(v), T, open), boundary(x), least_boundary(least_x) {}
+  int64_t boundary;
+  int64_t least_boundary;
+};
 
 // Sightings (docs/z3.md "A violation the proof sees is never checked",
 // helper net49): a violation met on a run of the schedule itself (an
@@ -2254,15 +2264,18 @@ class LapExplorer {
   // caller to confirm); the proof's own stand-ins are not.
   [[noreturn]] void failWith(const Violation& v, int32_t T, int32_t L, bool met = true) const {
     if (apart()) throw MetApart{};
-    // (a kind boundary's runs are those of every 0 <= x <= T, which the
-    // lm.assume facts need not allow: no finding, the bounded check decides)
-    if (kinds_) met = false;
     std::string where = v.primary.proc >= 0 && v.primary.pc >= 0 && v.primary.pc < m_.programSize(v.primary.proc)
                             ? " at " + opText(*w_.comb.schedule, *m_.instr(v.primary.proc, v.primary.pc).stmt)
                             : "";
     std::string what = fmt::format("the exploration over every trip count meets {}{}{}: {}", v.rule, where,
                                    T >= 0 ? "" : " (trip count still open)", v.message);
-    if (met) throw Met(what, v, T >= 0 ? T : std::max<int64_t>(L, w_.t1), T < 0);
+    const int64_t trip = T >= 0 ? T : std::max<int64_t>(L, w_.t1);
+    // (a kind boundary's runs are those of every 0 <= x <= T, which the
+    // lm.assume facts need not allow: no finding, the bounded check
+    // decides; attemptKinds asks for a binding at the boundary met, a
+    // sighting)
+    if (kinds_) throw KindMet(what, v, trip, T < 0, lt_[lt_.size() - 1], lt_[lt_.size() - 2]);
+    if (met) throw Met(what, v, trip, T < 0);
     throw Fail(what);
   }
 
@@ -3253,6 +3266,27 @@ void kindCopies(Window& w, const System& b_sys, const TripLoops& tl) {
 // state (docs/z3.md "A kind boundary in the lap state"): the systems for
 // every (T, x) of the window are built, each must be its kinds' iterations
 // (kindsLaidOut), and one exploration covers every T >= t0 and 0 <= x <= T.
+void sightedOn(const ir::Schedule& s, const Met& met, const ir::ExprPtr& where, const TripLoops& tl,
+               const Binding& base, const TripProofOptions& opts, ProofBudget& budget);
+
+// Where a system of the kinds with the boundary at x (0 <= x <= T) is the
+// schedule's at a binding: its boundary X at x (at most 0 for x = 0, at
+// least T for x = T where the trip count T is fixed: every guard reads
+// alike there). Helper sound50: the kinds' violations were dropped, each
+// a violation of the schedule at such a binding (docs/z3.md "Soundness
+// review, session 50").
+ir::ExprPtr boundaryAt(const ir::ExprPtr& X, int64_t x, std::optional<int64_t> T) {
+  using K = ir::ExprKind;
+  if (x == 0) return ir::makeExpr(K::Le, {X, ir::makeConst(0)});
+  if (T && x == *T) return ir::makeExpr(K::Ge, {X, ir::makeConst(x)});
+  return ir::makeExpr(K::Eq, {X, ir::makeConst(x)});
+}
+// The same for a boundary not fixed yet, at least `least`: up to the trip count.
+ir::ExprPtr boundaryFrom(const ir::ExprPtr& X, const ir::ExprPtr& trip, int64_t least) {
+  using K = ir::ExprKind;
+  return ir::makeExpr(K::And, {ir::makeExpr(K::Ge, {X, ir::makeConst(least)}), ir::makeExpr(K::Le, {X, trip})});
+}
+
 std::string attemptKinds(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
                          KindBoundary& kb, int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
                          uint64_t& states) {
@@ -3327,6 +3361,7 @@ std::string attemptKinds(const ir::Schedule& s, ir::Target target, const Binding
     for (int64_t x = 0; x <= T; ++x) try {
         states += exploreTripCount(x == 0 ? w.by_trip[T - t0] : mixed[T - t0][x - 1], T, opts, budget);
       } catch (const Met& m) {
+        sightedOn(s, m, boundaryAt(kb.X, x, tripValue(tl, T)), tl, binding, opts, budget);
         throw Fail(fmt::format("trip count {} with the kind boundary at {}: {} (no finding: the bounded check decides)",
                                T, x, m.what()));
       }
@@ -3335,7 +3370,16 @@ std::string attemptKinds(const ir::Schedule& s, ir::Target target, const Binding
   one.pace_free_loops = false;
   one.cta_shift = false;
   one.meets = nullptr;
-  states += LapExplorer(w, one, budget).run();
+  try {
+    states += LapExplorer(w, one, budget).run();
+  } catch (const KindMet& m) {
+    std::optional<int64_t> T;
+    if (!m.violation.trip_open) T = tripValue(tl, m.trip);
+    sightedOn(s, m,
+              m.boundary >= 0 ? boundaryAt(kb.X, m.boundary, T) : boundaryFrom(kb.X, tl.trip, m.least_boundary),
+              tl, binding, opts, budget);
+    throw Fail(m.what());
+  }
   return fmt::format("lap induction with the kind boundary in the state: every {} >= {} and boundary in 0..{} "
                      "(period {}, warm-up {}, window {}{})",
                      ir::exprToString(*tl.trip, s), t0, ir::exprToString(*tl.trip, s), w.P, w.w0, W,
@@ -16603,8 +16647,10 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
         if (merged) tiles = findTileLoops(*merged->s, merged->guard);
         if (merged && !tiles) return proveMergedLoops(*merged, target, checked, opts, budget, states, dead);
         if (!tiles && !merged)
-          if (auto split = splitAtMonotoneGuard(s, limits))
+          if (auto split = splitAtMonotoneGuard(s, limits)) {
+            const ExactCopy exact(s, split->whole.get());  // (a copy of s: its runs are s's)
             return proveSplitCases(*split, target, checked, opts, budget, states);
+          }
         if (!tiles) throw;
       }
       std::string engine;
@@ -16648,8 +16694,10 @@ std::string proveScheduleAsWritten(const ir::Schedule& s, ir::Target target, con
         &possible);
     if (guards.empty()) {
       // a guard `k < X` on the loop variable, X unbounded: the loop split there
-      if (auto split = splitAtMonotoneGuard(s, solverLimits(opts, budget)))
+      if (auto split = splitAtMonotoneGuard(s, solverLimits(opts, budget))) {
+        const ExactCopy exact(s, split->whole.get());  // (a copy of s: its runs are s's)
         return proveSplitCases(*split, target, checked, opts, budget, states);
+      }
       throw;
     }
   }
