@@ -2606,14 +2606,18 @@ class Builder {
   bool skippedLoopWrite(int p, const Instr& in, const Access& a) {
     if (in.loops.empty()) return false;
     indexViewWrites();
-    std::vector<const ViewWrite*> over;  // the others' writes of the read's bytes in loops
+    const int pc = static_cast<int>(&in - sys_.procs[p].program.data());
+    // the others' writes of the read's bytes in loops, and the reader's
+    // own before it (`mine`)
+    std::vector<const ViewWrite*> over, mine;
     forEachViewWriteOver(a, [&](const ViewWrite& w) {
-      if (w.proc != p && !w.loops.empty() && (!a.view_written || w.bytes.view == a.view) && bytesMeet(a, w.bytes))
-        over.push_back(&w);
+      if (w.loops.empty() || (a.view_written && w.bytes.view != a.view) || !bytesMeet(a, w.bytes)) return;
+      if (w.proc != p) over.push_back(&w);
+      else if (w.pc < pc) mine.push_back(&w);
     });
     const std::vector<LoopPos> pos = positions(p, in.loops);
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over, a)) return true;
+      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over, mine, a)) return true;
     return false;
   }
   // Whether, among the writes `over` in a loop paired with the read's loop
@@ -2622,9 +2626,14 @@ class Builder {
   // the read that no write at the read's iteration covers. Per byte: a
   // row whose halves two writers write, one of them on the first tile
   // only, has the other half written at every iteration (session 37: a
-  // write at the read's iteration over other bytes hid the skip).
+  // write at the read's iteration over other bytes hid the skip). The
+  // reader's own writes before it at its iteration (`mine`) cover their
+  // bytes too: there the read finds its own data, never the skipped write
+  // (session 50: rocSOLVER's potf2 column, whose rows each wave rescales
+  // before reading the column whole inside the rank-1 update's loop).
   bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
-                 const std::vector<const ViewWrite*>& over, const Access& a) const {
+                 const std::vector<const ViewWrite*>& over, const std::vector<const ViewWrite*>& mine,
+                 const Access& a) const {
     ElementSet here;  // the read's bytes written at its iteration
     std::vector<const ViewWrite*> earlier;
     for (const ViewWrite* w : over) {
@@ -2634,6 +2643,10 @@ class Builder {
       else if (order->order < 0 && w->data.reads(w->loops[d].first) &&
                (!order->by_statement || runsIteration(w->proc, at, d)))
         earlier.push_back(w);
+    }
+    for (const ViewWrite* w : mine) {
+      const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
+      if (order && order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
     }
     bool uncovered = false;
     for (const ViewWrite* w : earlier)

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "encoder/simulator.h"
@@ -993,6 +994,64 @@ TEST(StaleRead, RowsRewrittenByEveryWaveReadWhole) {
                                "corpus/bugs/sync.race/rocsolver_potf2_simple_diag_read_vs_sqrt_store.cake"),
                            {})
                   .count("sync.race"));
+}
+
+// rocSOLVER's potf2_simple with column k re-read in every iteration of the
+// rank-1 update's loop (`for j`), as the kernel reads A[i, kcol] per column
+// it updates, no barrier between (docs/rules/data.stale-read.md "Rows
+// rewritten by every wave, read whole", session 50). Each wave rescales its
+// rows of column k at round k, and column k was written whole by the wave
+// that updated it at round k - 1: at round k the reader's own rows were
+// taken for a write the k loop skips (before: "waves[1] reads col[1] bytes
+// [32, 64) meaning lap 1 ..., but it holds the data of lap 0", 4 x 4 and
+// 8 x 8).
+namespace stale_read_column_reread {
+
+std::string columnReadPerUpdate(int n) {
+  std::string text =
+      cake::testing::corpusText("corpus/bugs/sync.race/rocsolver_potf2_simple_diag_read_vs_sqrt_store_fixed.cake");
+  text = cake::testing::replace(text,
+                                "            lm.copy(vi, col[k])                           # (3a) A22 -= vl21 vl21'\n"
+                                "            for j in lm.range(k + 1 + w, 8, 4):\n",
+                                "            for j in lm.range(k + 1 + w, 8, 4):\n"
+                                "                lm.copy(vi, col[k])\n");
+  if (n == 4) {
+    text = cake::test::replaceAll(text, ", 8, 4)", ", 4, 4)");
+    text = cake::test::replaceAll(text, "lm.range(0, 8)", "lm.range(0, 4)");
+  }
+  return text;
+}
+const std::string kRescale = "            lm.copy(v, col[k][2 * w:2 * w + 2, :])        # (2) vl21 = va21 / l11\n"
+                             "            lm.binary(v, v, lkk, op=\"div\")\n"
+                             "            lm.copy(col[k][2 * w:2 * w + 2, :], v)\n";
+
+}  // namespace stale_read_column_reread
+
+TEST(StaleRead, ColumnReReadInsideTheUpdateLoop) {
+  using stale_read_column_reread::columnReadPerUpdate;
+  using stale_read_column_reread::kRescale;
+  for (const int n : {4, 8}) {
+    const std::string text = columnReadPerUpdate(n);
+    ASSERT_NE(text.find("                lm.copy(vi, col[k])\n"), std::string::npos);
+    EXPECT_EQ(simTextRules(text, {}), Rules{}) << n;
+    // a wave skips its rows of the column after round 0: the read finds them
+    // as the previous round's update left them (the reader's own rows, wave
+    // 1's, included)
+    for (const int skipper : {0, 1, 2}) {
+      const std::string skipped = cake::testing::replace(
+          text, kRescale,
+          "            if w != " + std::to_string(skipper) + " or k == 0:\n"
+          "                lm.copy(v, col[k][2 * w:2 * w + 2, :])\n"
+          "                lm.binary(v, v, lkk, op=\"div\")\n"
+          "                lm.copy(col[k][2 * w:2 * w + 2, :], v)\n");
+      ASSERT_NE(skipped, text);
+      EXPECT_TRUE(simTextRules(skipped, {}).count("data.stale-read")) << n << " " << skipper;
+    }
+    // the column read before the round's last barrier: the rescale races it
+    const std::string racy = cake::testing::replace(text, kRescale + "            lm.sync(block)\n", kRescale);
+    ASSERT_NE(racy, text);
+    EXPECT_TRUE(simTextRules(racy, {}).count("sync.race")) << n;
+  }
 }
 
 // The long form of the three systems whose Z3 BMC cross-check the short
