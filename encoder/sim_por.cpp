@@ -203,6 +203,7 @@ void Reducer::precompute() {
   head_win_.resize(m_.P);
   next_block_.resize(m_.P);
   blocks_.resize(m_.P);
+  block_rec_.resize(m_.P);
   seg_win_.resize(m_.P);
   exit_foot_.resize(m_.P);
   exit_gives_.resize(m_.P);
@@ -303,7 +304,10 @@ void Reducer::precompute() {
         groups[kind].push_back(open[kind]);
         open[kind] = {};
       }
-      if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) blocks_[p].push_back(pc);
+      if (in.kind == InstrKind::Wait || in.kind == InstrKind::SyncWait) {
+        blocks_[p].push_back(pc);
+        block_rec_[p].push_back(waitRecOf(in));
+      }
     }
     give_pcs_.resize(m_.P);
     give_of_.resize(m_.P);
@@ -312,6 +316,12 @@ void Reducer::precompute() {
       if (c.slot < 0 && c.named < 0) continue;  // gives nothing (Supply::give ignores it)
       give_pcs_[p].push_back(pc);
       give_of_[p].push_back(c);
+    }
+    give_from_.resize(m_.P);
+    give_from_[p].resize(n + 1);
+    for (int pc = n, k = static_cast<int>(give_pcs_[p].size()); pc >= 0; --pc) {
+      while (k > 0 && give_pcs_[p][k - 1] >= pc) --k;
+      give_from_[p][pc] = k;
     }
     for (int pc = exits_begin; pc < n; ++pc) {
       exit_foot_[p] |= own_[p][pc];
@@ -649,12 +659,7 @@ struct Reducer::Supply {
       w.enables.set(r.obj_named_ + c.named);
     }
   }
-  static WaitRec waitOf(const Instr& in) {
-    WaitRec w;
-    if (in.kind == InstrKind::Wait) w.slot = in.slot, w.phase = in.phase;
-    else w.named = in.named;
-    return w;
-  }
+  static WaitRec waitOf(const Instr& in) { return waitRecOf(in); }
   bool passable(const Model& m, const State& s, int p, int bpc) const {
     return passable(m, s, p, bpc, waitOf(m.instr(p, bpc)));
   }
@@ -694,14 +699,15 @@ struct Reducer::Supply {
     return arrivals[slot] >= need && landed[slot] >= tx && (tx >= 0 || expected[slot] >= -tx);
   }
   bool continues(const Model& m, const State& s, int p, int bpc) const {
-    (void)p;
-    const Instr& in = m.instr(p, bpc);
-    if (in.kind != InstrKind::Wait) return true;
-    const int k = in.slot;
+    return continues(m, s, waitOf(m.instr(p, bpc)));
+  }
+  bool continues(const Model& m, const State& s, const WaitRec& w) const {
+    if (w.slot < 0) return true;  // not a Wait (an lm.sync barrier's wait has no phase)
+    const int k = w.slot;
     const int64_t c = slotField(m, s, k, kCompleted), pending = slotField(m, s, k, kPending), tx = slotField(m, s, k, kTx);
-    if (c == in.phase + 1) return true;
-    if (c > in.phase + 1) return false;
-    return arrivals[k] >= pending + (in.phase - c) * std::max(1, m.sys.slots[k].init_count) && landed[k] >= tx &&
+    if (c == w.phase + 1) return true;
+    if (c > w.phase + 1) return false;
+    return arrivals[k] >= pending + (w.phase - c) * std::max(1, m.sys.slots[k].init_count) && landed[k] >= tx &&
            (tx >= 0 || expected[k] >= -tx);
   }
 };
@@ -709,8 +715,7 @@ struct Reducer::Supply {
 template <class Give>
 void Reducer::giveRange(int p, int a, int b, Give&& give) const {
   const std::vector<int>& pcs = give_pcs_[p];
-  for (auto it = std::lower_bound(pcs.begin(), pcs.end(), a); it != pcs.end() && *it < b; ++it)
-    give(give_of_[p][it - pcs.begin()]);
+  for (size_t k = give_from_[p][a]; k < pcs.size() && pcs[k] < b; ++k) give(give_of_[p][k]);
   if (!exits_ || precise_exits_) return;
   // (the op the window stops at may be a head: leaving comes first; only a
   // head where the process may still leave leads onto the exit paths)
@@ -786,22 +791,25 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     }
     supply.give(*this, w, c);
   };
-  // The capped barrier whose generation a wait of p at bpc waits for, or -1
-  // (not such a wait, or one whose generation completed in s).
-  auto cappedWait = [&](int p, int bpc) {
+  // The capped barrier whose generation p's b-th blocking wait waits for,
+  // or -1 (not such a wait, or one whose generation completed in s). (The
+  // waits are read from block_rec_, not the programs: an Instr is 200
+  // bytes, and waiting on its loads held about a tenth of windows()'
+  // samples, docs/benchmarks.md "Session 50 (helper gate50)".)
+  auto cappedWait = [&](int p, int b) {
     if (!any_capped) return -1;
-    const Instr& in = m_.instr(p, bpc);
-    if (in.kind != InstrKind::SyncWait || !capped[in.named]) return -1;
-    if (bpc == pcOf(m_, s, p) && s.v[m_.off_named + 2 * in.named] > s.v[m_.off_sgen + p]) return -1;
-    return in.named;
+    const int nb = block_rec_[p][b].named;  // -1 unless an lm.sync wait (SyncWait)
+    if (nb < 0 || !capped[nb]) return -1;
+    if (blocks_[p][b] == pcOf(m_, s, p) && s.v[m_.off_named + 2 * nb] > s.v[m_.off_sgen + p]) return -1;
+    return nb;
   };
   // (a wait a window may not pass: a capped barrier's second such wait)
-  auto secondGeneration = [&](size_t i, int p, int bpc) {
-    const int nb = cappedWait(p, bpc);
+  auto secondGeneration = [&](size_t i, int p, int b) {
+    const int nb = cappedWait(p, b);
     return nb >= 0 && (gen_used[i] >> nb & 1) != 0;
   };
-  auto useGeneration = [&](size_t i, int p, int bpc) {
-    if (const int nb = cappedWait(p, bpc); nb >= 0) gen_used[i] |= uint64_t{1} << nb;
+  auto useGeneration = [&](size_t i, int p, int b) {
+    if (const int nb = cappedWait(p, b); nb >= 0) gen_used[i] |= uint64_t{1} << nb;
   };
   auto enterExits = [&](size_t i, int p) {
     seg[i] = 0;
@@ -843,18 +851,22 @@ const std::vector<Reducer::Window>& Reducer::windows(const State& s, const std::
     ++work_.ops;
     return supply.passable(m_, s, p, bpc);
   };
+  auto blockPassable = [&](int p, int b) {
+    ++work_.ops;
+    return supply.passable(m_, s, p, blocks_[p][b], block_rec_[p][b]);
+  };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < ag.size(); ++i) {
       if (block[i] < 0) continue;
       int p = ag[i].proc;
-      while (block[i] < static_cast<int>(blocks_[p].size()) && !secondGeneration(i, p, blocks_[p][block[i]]) &&
-             passable(p, blocks_[p][block[i]])) {
-        if (precise_exits_ && !supply.continues(m_, s, p, blocks_[p][block[i]])) {
+      while (block[i] < static_cast<int>(blocks_[p].size()) && !secondGeneration(i, p, block[i]) &&
+             blockPassable(p, block[i])) {
+        if (precise_exits_ && !supply.continues(m_, s, block_rec_[p][block[i]])) {
           win[i].foot.orWords(own_[p][blocks_[p][block[i]]], words_);  // the wait's own step (a violation ends its run)
           break;
         }
-        useGeneration(i, p, blocks_[p][block[i]]);
+        useGeneration(i, p, block[i]);
         int b = block[i]++;
         ++work_.ops;
         win[i].foot.orWords(seg_win_[p][b], words_);

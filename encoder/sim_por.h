@@ -392,7 +392,15 @@ class Reducer {
     int32_t slot = -1, named = -1;  // a Wait (slot) or a SyncWait (named)
     int64_t phase = 0;
   };
+  static WaitRec waitRecOf(const Instr& in) {
+    WaitRec w;
+    if (in.kind == InstrKind::Wait) w.slot = in.slot, w.phase = in.phase;
+    else w.named = in.named;
+    return w;
+  }
   std::vector<std::vector<WaitRec>> wait_rec_;
+  // (without a BranchLayout) [p][b]: the same of blocks_[p][b], for windows()
+  std::vector<std::vector<WaitRec>> block_rec_;
   std::vector<std::vector<int>> give_key_;          // [p][pc]: index of (position, slot / named), -1: none
   int keys_ = 0;
   mutable std::vector<uint32_t> key_stamp_;
@@ -435,6 +443,10 @@ class Reducer {
   // empty), ascending, and what each gives: giveRange visits only those
   std::vector<std::vector<int>> give_pcs_;
   std::vector<std::vector<Contribution>> give_of_;
+  // [p][pc] (pc up to the program's size): the index in give_pcs_[p] of
+  // the first of them at or after pc (a binary search per stretch was a
+  // twentieth of windows()' time)
+  std::vector<std::vector<int>> give_from_;
 
   // Does applying st in s end its run (a violation, a lost phase, the exit)?
   bool visible(const State& s, const Async& a, const Step& st) const;
