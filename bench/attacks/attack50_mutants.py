@@ -34,17 +34,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def read(path):
-    with open(os.path.join(ROOT, path)) as f:
-        return f.read()
-
-
-def rep(t, a, b):
-    assert a in t, a
-    return t.replace(a, b, 1)
+from sound49_mutants import ROOT, read, rep  # (the script's folder is on the path)
 
 
 def raw_string(path, name):
