@@ -280,6 +280,13 @@ def fp():
     out.append(("bad", "dropped_swapped_operands", rep(dropped, PR, PR.replace("acc, acc, tmp", "acc, tmp, acc"))))
     out.append(("bad", "dropped_through_tmp_and_copy",
                 rep(dropped, PR, '                lm.binary(tmp, tmp, acc, op="add")\n                lm.copy(acc, tmp)\n')))
+    # the temporary restarted by a fill and MMAs that add to it (not an init=
+    # MMA): the hole (main: proved at every K), and its correct twin
+    MMA = "            lm.mma(tmp, smem_a[k][m0:m0 + 64, :], smem_b[k], init=(k % 4 == 0))\n"
+    FILLED = ("            if k % 4 == 0:\n                lm.fill(tmp, 0.0)\n"
+              "            lm.mma(tmp, smem_a[k][m0:m0 + 64, :], smem_b[k], init=False)\n")
+    out.append(("bad", "dropped_tmp_restarted_by_fill", rep(dropped, MMA, FILLED)))
+    out.append(("good", "tmp_restarted_by_fill", rep(base, MMA, FILLED)))
     # the corpus spelling (the promotion after the loop) skipped only at k-block
     # counts past the least (the proof's builds do not judge products at exit)
     RES = "        if k_tiles % 4 != 0:\n"
