@@ -273,8 +273,8 @@ struct ProcState {
   std::map<int, std::vector<std::pair<int64_t, int64_t>>> regs_product_elements;
   // fragments whose product an op with another destination read (moved
   // out: a promotion, a copy, a store, an MMA operand), and of those, the
-  // ones an MMA then started afresh (init=): a temporary that is emptied
-  // and refilled (productsUnreadAtExit)
+  // ones then started afresh (an init= MMA, or a write of their own such as
+  // a fill): a temporary that is emptied and refilled (productsUnreadAtExit)
   std::set<int> regs_moved_out;
   std::set<int> regs_refilled;
 };
@@ -1711,6 +1711,10 @@ class Builder {
       else
         unread.remove(lo, hi);
     }
+    // a temporary emptied by a write of its own (`lm.fill(tmp, 0.0)`, then
+    // MMAs that add to it) is restarted as surely as by an init= MMA
+    // (attack50: the FP8 promotion so spelt, its residue dropped, was proved)
+    if (!product && ps_->regs_moved_out.count(ref.index)) ps_->regs_refilled.insert(ref.index);
     if (product) {
       ps_->regs_product_at[ref.index] = static_cast<int>(&in - proc().program.data());
       ps_->regs_product_elements[ref.index] = elements;

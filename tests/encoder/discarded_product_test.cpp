@@ -128,6 +128,25 @@ TEST(DiscardedProduct, AProductLeftUnreadAtExitIsReported) {
   EXPECT_FALSE(cake::testing::hasRule(exploreDiscarded(never_moved_out, 2).result, "data.discarded-product"));
 }
 
+// A temporary restarted by a fill of its own (`lm.fill(acc, 0.0)`, then MMAs
+// that add to it) rather than by an init= MMA is judged at exit too
+// (helper attack50: the FP8 promotion so spelt, its residue promotion left
+// out, was proved); the last tile read is clean.
+TEST(DiscardedProduct, ATemporaryRestartedByAFillIsJudgedAtExit) {
+  const std::string fill_restart = cake::testing::replace(
+      cake::testing::replace(kDiscardTiles, "            for k in lm.range(0, K):\n",
+                             "            lm.fill(acc, 0.0)\n            for k in lm.range(0, K):\n"),
+      "init=(k == 0)", "init=False");
+  ASSERT_NE(fill_restart, kDiscardTiles);
+  EXPECT_EQ(exploreDiscarded(fill_restart, 2).result.outcome, encoder::Outcome::Pass);
+  const std::string last_skipped = cake::testing::replace(fill_restart, "            lm.copy(out, acc)\n",
+                                                          "            if t == 0:\n                lm.copy(out, acc)\n");
+  auto r = exploreDiscarded(last_skipped, 2);
+  const encoder::Violation* v = cake::testing::find(r.result, "data.discarded-product");
+  ASSERT_NE(v, nullptr) << cake::testing::rules(r.result);
+  EXPECT_NE(v->message.find("never used or stored before the instance exits"), std::string::npos) << v->message;
+}
+
 TEST(DiscardedProduct, AReadBeforeTheOverwriteIsClean) {
   // each k's product read (copied out) before init= true clears it again
   const std::string read_first = cake::testing::replace(

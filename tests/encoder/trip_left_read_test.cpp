@@ -167,6 +167,39 @@ TEST(TripLeftRead, SlowLeftOutSIssueBrokenForms) {
              });
 }
 
+// Attacks on the left-out reads (helper attack50, session 50; docs/known-limits.md
+// "Attacks on session 49's paths"): Q released before the one-ahead S of the
+// K iteration before the tile's last (the left-out read's neighbour), only
+// in tile 5, or only where the tile starts at an odd ring position; the
+// one-ahead S reading the K slot two ahead only in tile 5's K iteration
+// before its last. Each found by `cake check` (the bounded check runs
+// n_tiles = 7, seqlen_k = 257 and n_tiles = 5, n_tiles = 6), none proved.
+TEST(TripLeftRead, SlowAttack50BrokenForms) {
+  namespace at = cake::testing::attacks;
+  namespace tlr = trip_left_read_test;
+  const std::string release = tlr::kQRelease, ahead = "                if j + 1 < n_blocks:\n";
+  const std::string next_s = "                    lm.mma(tmem_s, smem_q[0], smem_k[it + 1], init=True)\n";
+  auto releasedEarlyWhere = [&](const std::string& tile, const std::string& cond) {
+    return std::vector<std::pair<std::string, std::string>>{
+        {release, "            if not (n_blocks >= 2 and " + tile + "):\n    " + release},
+        {ahead, "                if j + 2 == n_blocks and " + cond + ":\n"
+                "                    lm.mma_commit(barrier=q_empty, iter=t)\n" + ahead}};
+  };
+  at::attack(tlr::kSAhead, {{"seqlen_k", 3 * 128}, {"n_tiles", 3}},
+             {
+                 {releasedEarlyWhere("t == 5", "t == 5"), "Q released before the last one-ahead S of tile 5",
+                  {{"seqlen_k", 129}, {"n_tiles", 7}}},
+                 {releasedEarlyWhere("(t * n_blocks) % 2 == 1", "(t * n_blocks) % 2 == 1"),
+                  "Q released before the last one-ahead S of a tile at an odd ring start",
+                  {{"seqlen_k", 257}, {"n_tiles", 5}}},
+                 {{{next_s, "                    if t == 5 and j + 2 == n_blocks:\n    " +
+                                cake::testing::replace(next_s, "smem_k[it + 1]", "smem_k[it + 2]") +
+                                "                    else:\n    " + next_s}},
+                  "tile 5's last one-ahead S reads the K slot two ahead",
+                  {{"seqlen_k", 129}, {"n_tiles", 6}}},
+             });
+}
+
 // The no-return case's scope: the MMA warp also reads Q after its K loop
 // (a generic copy, fenced before the release): a read there shares the
 // keying iteration of the part before the K loop (the tile's), so it could

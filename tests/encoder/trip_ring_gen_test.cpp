@@ -81,6 +81,44 @@ std::vector<cake::testing::attacks::Attack> moreAttacks() {
   };
 }
 
+// The PV's P release moved before its MMA where `cond` holds (attack50).
+std::vector<std::pair<std::string, std::string>> releasedBeforePv(const std::string& cond) {
+  const std::string tail =
+      "                if j + 1 < n_blocks:\n"
+      "                    lm.mma(tmem_x, smem_vt[g], smem_vt[g], init=(j == 0))\n"
+      "                lm.mma_commit(barrier=v_empty, iter=g)\n";
+  const std::string release = "                lm.mma_commit(barrier=p_empty, iter=g)\n";
+  return {{std::string(kPv) + tail + release, "                if " + cond + ":\n    " + release + kPv + tail +
+                                                  "                if not (" + cond + "):\n    " + release}};
+}
+
+// `line` where `cond` holds, `other` elsewhere (attack50)
+std::string when(const std::string& cond, const std::string& line, const std::string& other) {
+  return "                if " + cond + ":\n    " + line + "                else:\n    " + other;
+}
+
+// Attacks on the shifted ring generations (helper attack50, session 50;
+// docs/known-limits.md "Attacks on session 49's paths"): one off near the
+// tile's end only in tile 5, only where the tile starts at an odd ring
+// position, only at an odd ring index.
+std::vector<cake::testing::attacks::Attack> attack50Attacks() {
+  const std::string pfull_back = cake::testing::replace(kPFull, "iter=g)", "iter=g - 1)");
+  const std::string pempty_early = cake::testing::replace(kPEmpty, "iter=g - 1)", "iter=g - 2)");
+  return {
+      {releasedBeforePv("j + 2 == n_blocks and t == 5"), "tile 5's P released before the PV MMA before its last",
+       {{"seqlen_k", 129}, {"T", 6}}},
+      {releasedBeforePv("j + 2 == n_blocks and (t * n_blocks) % 2 == 1"),
+       "the P released before the PV MMA before the last of a tile at an odd ring start",
+       {{"seqlen_k", 257}, {"T", 2}}},
+      {{{kPFull, when("j + 1 == n_blocks and (t * n_blocks) % 2 == 1", pfull_back, kPFull)}},
+       "the last PV of a tile at an odd ring start waits for the P before",
+       {{"seqlen_k", 257}, {"T", 2}}},
+      {{{kPEmpty, when("j + 1 == n_blocks and g % 2 == 1", pempty_early, kPEmpty)}},
+       "the last P at an odd ring index written a lap early",
+       {{"seqlen_k", 129}, {"T", 1}}},
+  };
+}
+
 }  // namespace trip_ring_gen_test
 
 // main: unknown (`the K iteration at ring index 2 of tile 0 of mma differs
@@ -94,4 +132,9 @@ TEST(TripRingGen, TailGenerationsShiftedAsTheFarGridsAreProvedAndBrokenFormsAreN
 TEST(TripRingGen, SlowTailGenerationsShiftedAttacks) {
   namespace trg = trip_ring_gen_test;
   cake::testing::attacks::attack(trg::ringGenKernel(), {{"seqlen_k", 3 * 128}, {"T", 3}}, trg::moreAttacks());
+}
+
+TEST(TripRingGen, SlowAttack50ShiftedGenerationAttacks) {
+  namespace trg = trip_ring_gen_test;
+  cake::testing::attacks::attack(trg::ringGenKernel(), {{"seqlen_k", 3 * 128}, {"T", 3}}, trg::attack50Attacks());
 }
