@@ -7690,6 +7690,15 @@ void layOutPersistent(PGrid& g) {
     auto& tile = g.tile_pc[p];
     ring.assign(static_cast<size_t>(all), -1);
     tile.assign(static_cast<size_t>(all), -1);
+    // (d learned from a copy of `ref`: the same where ref has a delta, and
+    // no other delta than 0, which is what ref says by having none)
+    auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
+      auto same = [](const auto& a, const auto& b) {
+        return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
+      };
+      return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
+             same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
+    };
     auto& ref = g.ring_ref[p];
     ref.assign(static_cast<size_t>(all), -2);  // -2: as ring
     auto startOf = [&](const PcPos& q) -> int {
@@ -7755,8 +7764,29 @@ void layOutPersistent(PGrid& g) {
         tile[i] = startOf(u) + off;
       }
     }
-    for (int i = 0; i < all; ++i)
-      if (ref[i] == -2) ref[i] = ring[i];
+    for (int i = 0; i < all; ++i) {
+      if (ref[i] != -2) continue;
+      ref[i] = ring[i];
+      // A last tile's copy per ring end that the ring shift does not map
+      // (below w0g + Pg): async work issued there (the epilogue's TMA store,
+      // in flight through the whole next tile) moves to the copy at x - Pg
+      // (at least 0) where that copy holds the same instruction moved by the
+      // ring's deltas, as async work of a text that does not read x does
+      // (docs/z3.md "Async work of a last tile's copy per ring end").
+      const PcPos& q = pos[i];
+      if (ring[i] >= 0 || i >= n || q.region != PcPos::PostLast || g.post_last_x.empty() || !g.post_last_x[p])
+        continue;
+      PcPos r = q;
+      r.x = static_cast<int16_t>(std::max<int64_t>(0, q.x - g.Pg));
+      const PGrid::Range& from = g.post_last_at[static_cast<size_t>(q.first)][g.lane(p, q.kind)][q.t][q.x];
+      const PGrid::Range& to = g.post_last_at[static_cast<size_t>(q.first)][g.lane(p, q.kind)][r.t][r.x];
+      const int at = to.a + (i - from.a);
+      Deltas d = g.ring;
+      if (to.b - to.a == from.b - from.a && shiftedInstr(prog[static_cast<size_t>(at)], prog[static_cast<size_t>(i)], d,
+                                                         static_cast<int>(p)) &&
+          sameDeltas(d, g.ring))
+        ref[i] = at;
+    }
     // the first K iterations: the copy at ring start x is the one at x -
     // Pg one ring period on, the one of tile t the one of tile t - Pt one
     // tile period on (the shifts map them so), with the grid's deltas;
@@ -7765,15 +7795,6 @@ void layOutPersistent(PGrid& g) {
     // as for the copies per ring start below): a copy no shift maps there
     // is explored as it is. So are the copies near a tile's end and the
     // first ones near it (docs/z3.md "Sloped copies near a tile's end").
-    // (d learned from a copy of `ref`: the same where ref has a delta, and
-    // no other delta than 0, which is what ref says by having none)
-    auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
-      auto same = [](const auto& a, const auto& b) {
-        return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
-      };
-      return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
-             same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
-    };
     auto copyPos = [](int64_t t, int64_t x, int kind, int first) {
       PcPos q;
       q.region = PcPos::Body;
