@@ -12568,6 +12568,66 @@ System preCopiesGrid(const PGrid& g) {
   return out;
 }
 
+bool readsTileProduct(const ir::Expr& e, const TileLoops& tl);
+
+// The reads of parts before the K loop that every copy per ring start will
+// name as the ring (PGrid::ring_start_reads, namePreReadsAsTheRing), as far
+// as the grid tells before the periods: a process that runs every tile and
+// reads the ring start before its K loop (markRingStartReadersBeforeK gives
+// it copies per ring start), its stage-named reads there whose view index
+// reads `t * E_B` (collectRingStartReads' test), in any tile.
+std::set<std::tuple<size_t, const ir::Stmt*, int>> ringStartReadsBeforeThePeriods(const PGrid& g,
+                                                                                 const ir::Schedule& s,
+                                                                                 const TileLoops& tl) {
+  std::set<std::tuple<size_t, const ir::Stmt*, int>> out;
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full || sh.step != 1 || !readsRingStartBeforeK(s, tl, g.grid.procs[p].role)) continue;
+    const std::vector<Instr>& prog = g.grid.procs[p].program;
+    for (int64_t t = sh.first; t < g.Wt; ++t)
+      for (int pc = sh.tile_start[t]; pc < sh.head[t][0]; ++pc) {
+        const Instr& in = prog[static_cast<size_t>(pc)];
+        if (!in.stmt) continue;
+        for (const Access& a : in.accesses) {
+          if (a.write || a.view < 0 || !a.stage_like) continue;
+          for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
+            if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
+              out.insert({p, in.stmt, a.view});
+        }
+      }
+  }
+  return out;
+}
+
+// The grid as the tile period search compares it where its parts before the
+// K loop hold reads that every copy renames (docs/z3.md "Tile periods with
+// the reads the copies rename"): those accesses' view index and generation
+// left out (view -1: shiftedInstr compares neither), since no run takes
+// them from the grid's text.
+System withoutRenamedReads(const PGrid& g, const std::set<std::tuple<size_t, const ir::Stmt*, int>>& renamed) {
+  System out = g.grid;
+  for (const auto& [p, stmt, view] : renamed) {
+    const TileShape& sh = g.shape[p];
+    auto& prog = out.procs[p].program;
+    for (int64_t t = sh.first; t < g.Wt; ++t)
+      for (int pc = sh.tile_start[t]; pc < sh.head[t][0]; ++pc)
+        for (Access& a : prog[static_cast<size_t>(pc)].accesses)
+          if (prog[static_cast<size_t>(pc)].stmt == stmt && !a.write && a.view == view && a.stage_like) a.view = -1;
+  }
+  return out;
+}
+
+// After presByRingStart: every read the tile period search left out
+// (withoutRenamedReads) is renamed in every copy of its part, which is what
+// every run runs; else the periods stand on text a run may take, and the
+// window is retried as the exact search would have been.
+void requireRenamedAsSearched(const PGrid& g, const std::set<std::tuple<size_t, const ir::Stmt*, int>>& renamed) {
+  for (const auto& [p, stmt, view] : renamed)
+    if (p >= g.pre_x.size() || !g.pre_x[p] || p >= g.ring_start_reads.size() ||
+        !g.ring_start_reads[p].count({stmt, view}))
+      throw GridTooSmall{true};
+}
+
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c;
@@ -14691,6 +14751,15 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   auto rp = seriesPeriod(g.grid, ring, Wg, opts.max_period, g.ring);
   std::optional<std::pair<int64_t, int64_t>> tp;
   if (rp) tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
+  // (where the exact tile search fails: the reads every copy renames left
+  // out, checked after presByRingStart, requireRenamedAsSearched)
+  const auto renamed_before = ringStartReadsBeforeThePeriods(g, s, tl);
+  bool renamed_searched = false;
+  if (rp && !tp && !renamed_before.empty()) {
+    renamed_searched = true;
+    g.tile = {};
+    tp = seriesPeriod(withoutRenamedReads(g, renamed_before), tiles, Wt, opts.max_period, g.tile);
+  }
   if (!tp) {
     // the periods at the ring positions runs reach only (docs/z3.md "A
     // ring index minus the tile index"), where the grid has no others
@@ -14700,6 +14769,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     auto srp = slopedRingPeriod(g.grid, ring, ring_tile, Wg, opts.max_period, g.ring, g.reach);
     if (!srp) throw GridTooSmall{rp.has_value()};
     tp = slopedTilePeriod(g.grid, g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
+    if (!tp && !renamed_before.empty()) {
+      renamed_searched = true;
+      g.tile = {};
+      tp = slopedTilePeriod(withoutRenamedReads(g, renamed_before), g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
+    }
     if (!tp) throw GridTooSmall{true};
     rp = srp;
     g.slope = true;
@@ -14802,6 +14876,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     checkLapDeltas(checked_grid, g.ring, /*exact=*/true, &g.unmet);
     checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
   }
+  if (renamed_searched) requireRenamedAsSearched(g, renamed_before);
   buildLastGrids();
   refuseLastTilePostCommitsThatDiffer(g);
   if (g.last_tile) {
