@@ -13970,17 +13970,22 @@ void ringStartReadsOncePerRun(const PGrid& g) {
 }
 
 // The part of leftOutReadIsNoReturn the grid as built decides (`raw`, its
-// texts; `last_tile`: the schedule reads the tile count, PGrid::last_tile
-// once the last tiles' grids are built): the reason it fails, "" if it
-// holds. certainTailRefusal asks it at the probe, where a failure is
-// certain: leftOutReadIsNoReturn asks it of the same texts, among others.
-std::string noReturnOnTheGrid(const PGrid& g, const System& raw, bool last_tile, size_t p, const Access& a,
+// texts): the reason it fails, "" if it holds. certainTailRefusal asks it
+// at the probe, where a failure is certain: leftOutReadIsNoReturn asks it
+// of the same texts, among others. A last tile of its own (the schedule
+// reads the tile count) runs the grid's text up to its K loop's end
+// (checkLastTileGrid), the same copies per ring start (lastTilesAtRingStart)
+// and near the end (which read no tile count: refuseTileCountReadsNearTheEnd);
+// only its parts after the K loop differ, and leftOutReadIsNoReturn asks
+// those (lastTilePosts) as the grid's (docs/z3.md "A no-return read in a
+// kernel with last tiles of their own").
+std::string noReturnOnTheGrid(const PGrid& g, const System& raw, size_t p, const Access& a,
                               const std::map<int, std::set<int>>& fill) {
   const std::string& view = raw.schedule->views[static_cast<size_t>(a.view)].name;
   const TileShape& sh = g.shape[p];
-  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || last_tile ||
-      g.fixed_tiles >= 0 || g.own_lengths)
-    return "the process skips tiles, or tiles have kinds, lengths of their own or a last tile of their own";
+  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || g.fixed_tiles >= 0 ||
+      g.own_lengths)
+    return "the process skips tiles, or tiles have kinds or lengths of their own";
   const std::vector<Instr>& prog = raw.procs[p].program;
   for (size_t r = 0; r < raw.procs.size(); ++r)
     if (r != p && raw.procs[r].role == raw.procs[p].role && raw.procs[r].cta == raw.procs[p].cta)
@@ -14017,7 +14022,7 @@ void leftOutReadIsNoReturn(const PGrid& g, const System& raw, size_t p, int q, c
                            "covered by the persistent-kernel proof yet)",
                            raw.procs[p].name, a.what, why));
   };
-  if (const std::string why = noReturnOnTheGrid(g, raw, g.last_tile, p, a, fill); !why.empty()) refuse(why);
+  if (const std::string why = noReturnOnTheGrid(g, raw, p, a, fill); !why.empty()) refuse(why);
   const TileShape& sh = g.shape[p];
   forEachTextOf(g, p, [&](const std::vector<Instr>& text) {
     for (const Instr& x : text)
@@ -14165,7 +14170,7 @@ std::set<int> viewsOutsideKIterations(const PGrid& g, const System& raw) {
 // holds, which refuses one not read at the ring start (PGrid::
 // ring_start_reads) whose grid fails noReturnOnTheGrid.
 bool tmemMmaKeptForCertain(const PGrid& g, size_t p, const Instr& in, const System& raw, const std::set<int>& outside,
-                           const std::set<int>& free_regs, bool last_tile) {
+                           const std::set<int>& free_regs) {
   const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
   const std::set<int> at_ring_start = ringStartReadViews(g, p);
   return trip::mmaOnTmem(in, raw) && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
@@ -14174,12 +14179,11 @@ bool tmemMmaKeptForCertain(const PGrid& g, size_t p, const Instr& in, const Syst
            if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) == 0;
            if (a.view < 0 || !outside.count(a.view)) return a.view < 0;
            if (a.write || sp.kind != MemSpace::Kind::Smem) return true;
-           return !at_ring_start.count(a.view) && !noReturnOnTheGrid(g, raw, last_tile, p, a, fill).empty();
+           return !at_ring_start.count(a.view) && !noReturnOnTheGrid(g, raw, p, a, fill).empty();
          });
 }
 
-CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
-                                      bool last_tile) {
+CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
   const std::set<int> outside = viewsOutsideKIterations(g, raw);
   const std::set<int> free_regs = pathFreeRegs(*raw.schedule, tl);
   for (size_t p = 0; p < g.shape.size(); ++p) {
@@ -14199,7 +14203,7 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
     for (int pc = sh.head[0][0]; pc < sh.head[0][1]; ++pc) {
       const Instr& in = mp[static_cast<size_t>(pc)];
       raw_tmem_mmas += trip::mmaOnTmem(in, raw);
-      kept_tmem_mmas += tmemMmaKeptForCertain(g, p, in, raw, outside, free_regs, last_tile);
+      kept_tmem_mmas += tmemMmaKeptForCertain(g, p, in, raw, outside, free_regs);
       if (in.kind != InstrKind::MmaCommit || in.slot < 0) continue;
       ++raw_commits[in.slot];
       fixed_commits[in.slot] += !(in_order && slotByIter(in));
@@ -14225,8 +14229,8 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
 // `has_copies_near_the_end`: whether tailIterations will run (the probe's
 // `last > 0`), asked only where certainTailRefusal finds a process.
 void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
-                                       bool last_tile, const std::function<bool()>& has_copies_near_the_end) {
-  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail, last_tile);
+                                       const std::function<bool()>& has_copies_near_the_end) {
+  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail);
   if (r.p >= 0 && has_copies_near_the_end())
     throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
                            "tile's last, beyond operations that carry no counter ({}; not covered by the "
@@ -14856,7 +14860,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // depth of the copies near the end is asked here, only where the
       // commits differ, at the cost of one checkTileExprs)
       if (tails)
-        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), !uses.empty(), [&] {
+        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), [&] {
           return probe.last > 0 || (uses.empty() && tailDepthProbe(s, tl, g, solverLimits(opts, budget)) > 0);
         });
       buildLastGrids();  // (lastTilesAtRingStart reads them)
