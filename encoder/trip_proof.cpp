@@ -12570,6 +12570,20 @@ System preCopiesGrid(const PGrid& g) {
 
 bool readsTileProduct(const ir::Expr& e, const TileLoops& tl);
 
+// The views of `in`'s stage-named reads whose view index reads the tile's
+// ring start `t * E_B` (FA4's MMA: `smem_k[g0]`; collectRingStartReads).
+std::set<int> stageReadsOfTheRingStart(const Instr& in, const TileLoops& tl) {
+  std::set<int> out;
+  if (!in.stmt) return out;
+  for (const Access& a : in.accesses) {
+    if (a.write || a.view < 0 || !a.stage_like) continue;
+    for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
+      if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
+        out.insert(a.view);
+  }
+  return out;
+}
+
 // The reads of parts before the K loop that every copy per ring start will
 // name as the ring (PGrid::ring_start_reads, namePreReadsAsTheRing), as far
 // as the grid tells before the periods: a process that runs every tile and
@@ -12587,13 +12601,7 @@ std::set<std::tuple<size_t, const ir::Stmt*, int>> ringStartReadsBeforeThePeriod
     for (int64_t t = sh.first; t < g.Wt; ++t)
       for (int pc = sh.tile_start[t]; pc < sh.head[t][0]; ++pc) {
         const Instr& in = prog[static_cast<size_t>(pc)];
-        if (!in.stmt) continue;
-        for (const Access& a : in.accesses) {
-          if (a.write || a.view < 0 || !a.stage_like) continue;
-          for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
-            if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
-              out.insert({p, in.stmt, a.view});
-        }
+        for (int v : stageReadsOfTheRingStart(in, tl)) out.insert({p, in.stmt, v});
       }
   }
   return out;
@@ -13815,13 +13823,7 @@ void collectRingStartReads(PGrid& g, const TileLoops& tl) {
     const std::vector<Instr>& prog = g.grid.procs[p].program;
     for (int pc = sh.tile_start[sh.first]; pc < sh.head[sh.first][0]; ++pc) {
       const Instr& in = prog[static_cast<size_t>(pc)];
-      if (!in.stmt) continue;
-      for (const Access& a : in.accesses) {
-        if (a.write || a.view < 0 || !a.stage_like) continue;
-        for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
-          if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
-            g.ring_start_reads[p].insert({in.stmt, a.view});
-      }
+      for (int v : stageReadsOfTheRingStart(in, tl)) g.ring_start_reads[p].insert({in.stmt, v});
     }
   }
 }
