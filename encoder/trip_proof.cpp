@@ -7734,6 +7734,15 @@ void layOutPersistent(PGrid& g) {
     auto& tile = g.tile_pc[p];
     ring.assign(static_cast<size_t>(all), -1);
     tile.assign(static_cast<size_t>(all), -1);
+    // (d learned from a copy of `ref`: the same where ref has a delta, and
+    // no other delta than 0, which is what ref says by having none)
+    auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
+      auto same = [](const auto& a, const auto& b) {
+        return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
+      };
+      return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
+             same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
+    };
     auto& ref = g.ring_ref[p];
     ref.assign(static_cast<size_t>(all), -2);  // -2: as ring
     auto startOf = [&](const PcPos& q) -> int {
@@ -7799,8 +7808,29 @@ void layOutPersistent(PGrid& g) {
         tile[i] = startOf(u) + off;
       }
     }
-    for (int i = 0; i < all; ++i)
-      if (ref[i] == -2) ref[i] = ring[i];
+    for (int i = 0; i < all; ++i) {
+      if (ref[i] != -2) continue;
+      ref[i] = ring[i];
+      // A last tile's copy per ring end that the ring shift does not map
+      // (below w0g + Pg): async work issued there (the epilogue's TMA store,
+      // in flight through the whole next tile) moves to the copy at x - Pg
+      // (at least 0) where that copy holds the same instruction moved by the
+      // ring's deltas, as async work of a text that does not read x does
+      // (docs/z3.md "Async work of a last tile's copy per ring end").
+      const PcPos& q = pos[i];
+      if (ring[i] >= 0 || i >= n || q.region != PcPos::PostLast || g.post_last_x.empty() || !g.post_last_x[p])
+        continue;
+      PcPos r = q;
+      r.x = static_cast<int16_t>(std::max<int64_t>(0, q.x - g.Pg));
+      const PGrid::Range& from = g.post_last_at[static_cast<size_t>(q.first)][g.lane(p, q.kind)][q.t][q.x];
+      const PGrid::Range& to = g.post_last_at[static_cast<size_t>(q.first)][g.lane(p, q.kind)][r.t][r.x];
+      const int at = to.a + (i - from.a);
+      Deltas d = g.ring;
+      if (to.b - to.a == from.b - from.a && shiftedInstr(prog[static_cast<size_t>(at)], prog[static_cast<size_t>(i)], d,
+                                                         static_cast<int>(p)) &&
+          sameDeltas(d, g.ring))
+        ref[i] = at;
+    }
     // the first K iterations: the copy at ring start x is the one at x -
     // Pg one ring period on, the one of tile t the one of tile t - Pt one
     // tile period on (the shifts map them so), with the grid's deltas;
@@ -7809,15 +7839,6 @@ void layOutPersistent(PGrid& g) {
     // as for the copies per ring start below): a copy no shift maps there
     // is explored as it is. So are the copies near a tile's end and the
     // first ones near it (docs/z3.md "Sloped copies near a tile's end").
-    // (d learned from a copy of `ref`: the same where ref has a delta, and
-    // no other delta than 0, which is what ref says by having none)
-    auto sameDeltas = [](const Deltas& d, const Deltas& ref) {
-      auto same = [](const auto& a, const auto& b) {
-        return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return kv.second == Deltas::of(b, kv.first); });
-      };
-      return same(d.slot_phase, ref.slot_phase) && same(d.view_index, ref.view_index) &&
-             same(d.view_gen, ref.view_gen) && same(d.view_gen_stage, ref.view_gen_stage);
-    };
     auto copyPos = [](int64_t t, int64_t x, int kind, int first) {
       PcPos q;
       q.region = PcPos::Body;
@@ -12591,6 +12612,74 @@ System preCopiesGrid(const PGrid& g) {
   return out;
 }
 
+bool readsTileProduct(const ir::Expr& e, const TileLoops& tl);
+
+// The views of `in`'s stage-named reads whose view index reads the tile's
+// ring start `t * E_B` (FA4's MMA: `smem_k[g0]`; collectRingStartReads).
+std::set<int> stageReadsOfTheRingStart(const Instr& in, const TileLoops& tl) {
+  std::set<int> out;
+  if (!in.stmt) return out;
+  for (const Access& a : in.accesses) {
+    if (a.write || a.view < 0 || !a.stage_like) continue;
+    for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
+      if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
+        out.insert(a.view);
+  }
+  return out;
+}
+
+// The reads of parts before the K loop that every copy per ring start will
+// name as the ring (PGrid::ring_start_reads, namePreReadsAsTheRing), as far
+// as the grid tells before the periods: a process that runs every tile and
+// reads the ring start before its K loop (markRingStartReadersBeforeK gives
+// it copies per ring start), its stage-named reads there whose view index
+// reads `t * E_B` (collectRingStartReads' test), in any tile.
+std::set<std::tuple<size_t, const ir::Stmt*, int>> ringStartReadsBeforeThePeriods(const PGrid& g,
+                                                                                 const ir::Schedule& s,
+                                                                                 const TileLoops& tl) {
+  std::set<std::tuple<size_t, const ir::Stmt*, int>> out;
+  for (size_t p = 0; p < g.shape.size(); ++p) {
+    const TileShape& sh = g.shape[p];
+    if (sh.kind != TileShape::Full || sh.step != 1 || !readsRingStartBeforeK(s, tl, g.grid.procs[p].role)) continue;
+    const std::vector<Instr>& prog = g.grid.procs[p].program;
+    for (int64_t t = sh.first; t < g.Wt; ++t)
+      for (int pc = sh.tile_start[t]; pc < sh.head[t][0]; ++pc) {
+        const Instr& in = prog[static_cast<size_t>(pc)];
+        for (int v : stageReadsOfTheRingStart(in, tl)) out.insert({p, in.stmt, v});
+      }
+  }
+  return out;
+}
+
+// The grid as the tile period search compares it where its parts before the
+// K loop hold reads that every copy renames (docs/z3.md "Tile periods with
+// the reads the copies rename"): those accesses' view index and generation
+// left out (view -1: shiftedInstr compares neither), since no run takes
+// them from the grid's text.
+System withoutRenamedReads(const PGrid& g, const std::set<std::tuple<size_t, const ir::Stmt*, int>>& renamed) {
+  System out = g.grid;
+  for (const auto& [p, stmt, view] : renamed) {
+    const TileShape& sh = g.shape[p];
+    auto& prog = out.procs[p].program;
+    for (int64_t t = sh.first; t < g.Wt; ++t)
+      for (int pc = sh.tile_start[t]; pc < sh.head[t][0]; ++pc)
+        for (Access& a : prog[static_cast<size_t>(pc)].accesses)
+          if (prog[static_cast<size_t>(pc)].stmt == stmt && !a.write && a.view == view && a.stage_like) a.view = -1;
+  }
+  return out;
+}
+
+// After presByRingStart: every read the tile period search left out
+// (withoutRenamedReads) is renamed in every copy of its part, which is what
+// every run runs; else the periods stand on text a run may take, and the
+// window is retried as the exact search would have been.
+void requireRenamedAsSearched(const PGrid& g, const std::set<std::tuple<size_t, const ir::Stmt*, int>>& renamed) {
+  for (const auto& [p, stmt, view] : renamed)
+    if (p >= g.pre_x.size() || !g.pre_x[p] || p >= g.ring_start_reads.size() ||
+        !g.ring_start_reads[p].count({stmt, view}))
+      throw GridTooSmall{true};
+}
+
 // One attempt at window Wt x Wg: the argument in one line, or throws
 // (GridTooSmall: retry wider).
 // `inner_at_most(c)`: the lm.assume facts keep the K trip count E_B <= c;
@@ -13778,13 +13867,7 @@ void collectRingStartReads(PGrid& g, const TileLoops& tl) {
     const std::vector<Instr>& prog = g.grid.procs[p].program;
     for (int pc = sh.tile_start[sh.first]; pc < sh.head[sh.first][0]; ++pc) {
       const Instr& in = prog[static_cast<size_t>(pc)];
-      if (!in.stmt) continue;
-      for (const Access& a : in.accesses) {
-        if (a.write || a.view < 0 || !a.stage_like) continue;
-        for (const ir::BufferRef* r : {&in.stmt->op.src, &in.stmt->op.src2, &in.stmt->op.dst})
-          if (r->kind == ir::BufferRef::Kind::View && r->index == a.view && r->slot && readsTileProduct(*r->slot, tl))
-            g.ring_start_reads[p].insert({in.stmt, a.view});
-      }
+      for (int v : stageReadsOfTheRingStart(in, tl)) g.ring_start_reads[p].insert({in.stmt, v});
     }
   }
 }
@@ -13933,17 +14016,22 @@ void ringStartReadsOncePerRun(const PGrid& g) {
 }
 
 // The part of leftOutReadIsNoReturn the grid as built decides (`raw`, its
-// texts; `last_tile`: the schedule reads the tile count, PGrid::last_tile
-// once the last tiles' grids are built): the reason it fails, "" if it
-// holds. certainTailRefusal asks it at the probe, where a failure is
-// certain: leftOutReadIsNoReturn asks it of the same texts, among others.
-std::string noReturnOnTheGrid(const PGrid& g, const System& raw, bool last_tile, size_t p, const Access& a,
+// texts): the reason it fails, "" if it holds. certainTailRefusal asks it
+// at the probe, where a failure is certain: leftOutReadIsNoReturn asks it
+// of the same texts, among others. A last tile of its own (the schedule
+// reads the tile count) runs the grid's text up to its K loop's end
+// (checkLastTileGrid), the same copies per ring start (lastTilesAtRingStart)
+// and near the end (which read no tile count: refuseTileCountReadsNearTheEnd);
+// only its parts after the K loop differ, and leftOutReadIsNoReturn asks
+// those (lastTilePosts) as the grid's (docs/z3.md "A no-return read in a
+// kernel with last tiles of their own").
+std::string noReturnOnTheGrid(const PGrid& g, const System& raw, size_t p, const Access& a,
                               const std::map<int, std::set<int>>& fill) {
   const std::string& view = raw.schedule->views[static_cast<size_t>(a.view)].name;
   const TileShape& sh = g.shape[p];
-  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || last_tile ||
-      g.fixed_tiles >= 0 || g.own_lengths)
-    return "the process skips tiles, or tiles have kinds, lengths of their own or a last tile of their own";
+  if (sh.kind != TileShape::Full || sh.first != 0 || sh.step != 1 || g.kinds > 1 || g.fixed_tiles >= 0 ||
+      g.own_lengths)
+    return "the process skips tiles, or tiles have kinds or lengths of their own";
   const std::vector<Instr>& prog = raw.procs[p].program;
   for (size_t r = 0; r < raw.procs.size(); ++r)
     if (r != p && raw.procs[r].role == raw.procs[p].role && raw.procs[r].cta == raw.procs[p].cta)
@@ -13980,7 +14068,7 @@ void leftOutReadIsNoReturn(const PGrid& g, const System& raw, size_t p, int q, c
                            "covered by the persistent-kernel proof yet)",
                            raw.procs[p].name, a.what, why));
   };
-  if (const std::string why = noReturnOnTheGrid(g, raw, g.last_tile, p, a, fill); !why.empty()) refuse(why);
+  if (const std::string why = noReturnOnTheGrid(g, raw, p, a, fill); !why.empty()) refuse(why);
   const TileShape& sh = g.shape[p];
   forEachTextOf(g, p, [&](const std::vector<Instr>& text) {
     for (const Instr& x : text)
@@ -14128,7 +14216,7 @@ std::set<int> viewsOutsideKIterations(const PGrid& g, const System& raw) {
 // holds, which refuses one not read at the ring start (PGrid::
 // ring_start_reads) whose grid fails noReturnOnTheGrid.
 bool tmemMmaKeptForCertain(const PGrid& g, size_t p, const Instr& in, const System& raw, const std::set<int>& outside,
-                           const std::set<int>& free_regs, bool last_tile) {
+                           const std::set<int>& free_regs) {
   const std::map<int, std::set<int>> fill = fillBarriers(*raw.schedule);
   const std::set<int> at_ring_start = ringStartReadViews(g, p);
   return trip::mmaOnTmem(in, raw) && std::any_of(in.accesses.begin(), in.accesses.end(), [&](const Access& a) {
@@ -14137,12 +14225,11 @@ bool tmemMmaKeptForCertain(const PGrid& g, size_t p, const Instr& in, const Syst
            if (sp.kind == MemSpace::Kind::Regs) return free_regs.count(sp.index) == 0;
            if (a.view < 0 || !outside.count(a.view)) return a.view < 0;
            if (a.write || sp.kind != MemSpace::Kind::Smem) return true;
-           return !at_ring_start.count(a.view) && !noReturnOnTheGrid(g, raw, last_tile, p, a, fill).empty();
+           return !at_ring_start.count(a.view) && !noReturnOnTheGrid(g, raw, p, a, fill).empty();
          });
 }
 
-CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
-                                      bool last_tile) {
+CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail) {
   const std::set<int> outside = viewsOutsideKIterations(g, raw);
   const std::set<int> free_regs = pathFreeRegs(*raw.schedule, tl);
   for (size_t p = 0; p < g.shape.size(); ++p) {
@@ -14162,7 +14249,7 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
     for (int pc = sh.head[0][0]; pc < sh.head[0][1]; ++pc) {
       const Instr& in = mp[static_cast<size_t>(pc)];
       raw_tmem_mmas += trip::mmaOnTmem(in, raw);
-      kept_tmem_mmas += tmemMmaKeptForCertain(g, p, in, raw, outside, free_regs, last_tile);
+      kept_tmem_mmas += tmemMmaKeptForCertain(g, p, in, raw, outside, free_regs);
       if (in.kind != InstrKind::MmaCommit || in.slot < 0) continue;
       ++raw_commits[in.slot];
       fixed_commits[in.slot] += !(in_order && slotByIter(in));
@@ -14188,8 +14275,8 @@ CertainTailRefusal certainTailRefusal(const PGrid& g, const TileLoops& tl, const
 // `has_copies_near_the_end`: whether tailIterations will run (the probe's
 // `last > 0`), asked only where certainTailRefusal finds a process.
 void refuseCommitsOnBarriersNearTheEnd(const PGrid& g, const TileLoops& tl, const System& raw, const System& tail,
-                                       bool last_tile, const std::function<bool()>& has_copies_near_the_end) {
-  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail, last_tile);
+                                       const std::function<bool()>& has_copies_near_the_end) {
+  const CertainTailRefusal r = certainTailRefusal(g, tl, raw, tail);
   if (r.p >= 0 && has_copies_near_the_end())
     throw Fail(fmt::format("the K iteration at ring position 0 of tile 0 of {} differs when a K iteration is its "
                            "tile's last, beyond operations that carry no counter ({}; not covered by the "
@@ -14714,6 +14801,15 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   auto rp = seriesPeriod(g.grid, ring, Wg, opts.max_period, g.ring);
   std::optional<std::pair<int64_t, int64_t>> tp;
   if (rp) tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
+  // (where the exact tile search fails: the reads every copy renames left
+  // out, checked after presByRingStart, requireRenamedAsSearched)
+  const auto renamed_before = ringStartReadsBeforeThePeriods(g, s, tl);
+  bool renamed_searched = false;
+  if (rp && !tp && !renamed_before.empty()) {
+    renamed_searched = true;
+    g.tile = {};
+    tp = seriesPeriod(withoutRenamedReads(g, renamed_before), tiles, Wt, opts.max_period, g.tile);
+  }
   if (!tp) {
     // the periods at the ring positions runs reach only (docs/z3.md "A
     // ring index minus the tile index"), where the grid has no others
@@ -14723,6 +14819,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     auto srp = slopedRingPeriod(g.grid, ring, ring_tile, Wg, opts.max_period, g.ring, g.reach);
     if (!srp) throw GridTooSmall{rp.has_value()};
     tp = slopedTilePeriod(g.grid, g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
+    if (!tp && !renamed_before.empty()) {
+      renamed_searched = true;
+      g.tile = {};
+      tp = slopedTilePeriod(withoutRenamedReads(g, renamed_before), g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
+    }
     if (!tp) throw GridTooSmall{true};
     rp = srp;
     g.slope = true;
@@ -14805,7 +14906,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
       // depth of the copies near the end is asked here, only where the
       // commits differ, at the cost of one checkTileExprs)
       if (tails)
-        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), !uses.empty(), [&] {
+        refuseCommitsOnBarriersNearTheEnd(g, tl, tails->first, tails->second.front(), [&] {
           return probe.last > 0 || (uses.empty() && tailDepthProbe(s, tl, g, solverLimits(opts, budget)) > 0);
         });
       buildLastGrids();  // (lastTilesAtRingStart reads them)
@@ -14825,6 +14926,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     checkLapDeltas(checked_grid, g.ring, /*exact=*/true, &g.unmet);
     checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
   }
+  if (renamed_searched) requireRenamedAsSearched(g, renamed_before);
   buildLastGrids();
   refuseLastTilePostCommitsThatDiffer(g);
   if (g.last_tile) {
