@@ -15031,8 +15031,11 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
       if (narrow && !small.tiles) usualWindows();
       else (small.tiles ? Wt : Wg) *= 2;
     } catch (const Fail& f) {
-      // (a Met too: the usual windows decide, as before this narrow try)
-      if (!narrow || !budget.exhausted().empty()) throw;
+      // (a Met too: the usual windows decide, as before this narrow try;
+      // with the budget used up, a plain refusal: the narrow try hands back
+      // no violation and no witness)
+      if (!narrow) throw;
+      if (!budget.exhausted().empty()) throw Fail(f.what());
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: narrow window {}x{} not proved ({}); the usual windows\n", Wt, Wg, f.what());
       usualWindows();
