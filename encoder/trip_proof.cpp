@@ -15006,21 +15006,17 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   // deeper read. A depth-2 read otherwise built the grid twice per window;
   // a depth-1 read settles at 2, the start, as before.
   int64_t tile_count_far = TileCountRead::NotLast.far;
+  auto usualWindows = [&] {  // (from the start: the sequence without the narrow try)
+    Wt = 16;
+    Wg = usual_wg;
+    tile_count_far = TileCountRead::NotLast.far;
+  };
   for (;;) {
-    if (Wt > 64 && Wg < usual_wg) {  // (the narrow ring window found no tile period: the usual windows)
-      Wt = 16;
-      Wg = usual_wg;
-      tile_count_far = TileCountRead::NotLast.far;
-    }
+    if (Wt > 64 && Wg < usual_wg) usualWindows();  // (the narrow ring window found no tile period)
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     const bool narrow = Wg < usual_wg;
-    auto usualWindows = [&] {
-      Wt = 16;
-      Wg = usual_wg;
-      tile_count_far = TileCountRead::NotLast.far;
-    };
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
                                inner_at_least, inner_multiple_of, tile_count_far);
