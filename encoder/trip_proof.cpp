@@ -14951,7 +14951,7 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   // refusal, a violation met or a window too small in the ring dimension
   // goes on with the usual windows from the start, as before.
   const int64_t usual_wg = std::max<int64_t>(opts.first_window, 2 * max_stages + 8);
-  const int64_t narrow_wg = std::min<int64_t>(usual_wg, 2 * max_stages + 8);
+  const int64_t narrow_wg = opts.narrow_ring_window ? std::min<int64_t>(usual_wg, 2 * max_stages + 8) : usual_wg;
   int64_t Wt = 16, Wg = narrow_wg;
   std::map<int64_t, bool> at_most;  // E_B <= c, per c asked
   const std::function<bool(int64_t)> inner_at_most = [&](int64_t c) {
