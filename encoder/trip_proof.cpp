@@ -15085,7 +15085,20 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   for (const ir::View& v : s.views) max_stages = std::max<int64_t>(max_stages, v.stages);
   for (const ir::Pipeline& p : s.pipelines) max_stages = std::max<int64_t>(max_stages, p.stages);
   for (const ir::Barrier& b : s.barriers) max_stages = std::max<int64_t>(max_stages, b.count);
-  int64_t Wt = 16, Wg = std::max<int64_t>(opts.first_window, 2 * max_stages + 8);
+  // The usual first window is `first_window` K iterations, at least the
+  // stage bound `2 * stages + 8` (an index that moves per iteration reaches
+  // its stage count inside the window: docs/z3.md "Why the stage count
+  // bounded the window"). Where the stage bound is narrower, the window of
+  // that width is tried first (docs/z3.md "A narrower first ring window for
+  // the persistent proof"): every copy per ring start, ring end and tile
+  // count is a grid of the window, so their cost grows with its width, and
+  // a ring window's width bounds the tile warm-up where a read's generation
+  // is capped by a ring index's laps per tile. Only its proof is taken: a
+  // refusal, a violation met or a window too small in the ring dimension
+  // goes on with the usual windows from the start, as before.
+  const int64_t usual_wg = std::max<int64_t>(opts.first_window, 2 * max_stages + 8);
+  const int64_t narrow_wg = opts.narrow_ring_window ? std::min<int64_t>(usual_wg, 2 * max_stages + 8) : usual_wg;
+  int64_t Wt = 16, Wg = narrow_wg;
   std::map<int64_t, bool> at_most;  // E_B <= c, per c asked
   const std::function<bool(int64_t)> inner_at_most = [&](int64_t c) {
     auto [it, fresh] = at_most.emplace(c, false);
@@ -15139,10 +15152,17 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   // deeper read. A depth-2 read otherwise built the grid twice per window;
   // a depth-1 read settles at 2, the start, as before.
   int64_t tile_count_far = TileCountRead::NotLast.far;
+  auto usualWindows = [&] {  // (from the start: the sequence without the narrow try)
+    Wt = 16;
+    Wg = usual_wg;
+    tile_count_far = TileCountRead::NotLast.far;
+  };
   for (;;) {
+    if (Wt > 64 && Wg < usual_wg) usualWindows();  // (the narrow ring window found no tile period)
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
+    const bool narrow = Wg < usual_wg;
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
                                inner_at_least, inner_multiple_of, tile_count_far);
@@ -15150,7 +15170,17 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,
                    small.tiles ? "tile" : "ring");
-      (small.tiles ? Wt : Wg) *= 2;
+      if (narrow && !small.tiles) usualWindows();
+      else (small.tiles ? Wt : Wg) *= 2;
+    } catch (const Fail& f) {
+      // (a Met too: the usual windows decide, as before this narrow try;
+      // with the budget used up, a plain refusal: the narrow try hands back
+      // no violation and no witness)
+      if (!narrow) throw;
+      if (!budget.exhausted().empty()) throw Fail(f.what());
+      if (std::getenv("CAKE_PERSIST_STATS"))
+        fmt::print(stderr, "persist-stats: narrow window {}x{} not proved ({}); the usual windows\n", Wt, Wg, f.what());
+      usualWindows();
     }
   }
 }

@@ -88,6 +88,12 @@ struct TripProofOptions {
   // unrolled value by value, whose every iteration runs many ring
   // iterations: 2 * stages + 8 of them would be tiles, not ring iterations.
   bool least_window = false;
+  // The persistent proof tries the ring window of the stage bound (2 *
+  // stages + 8 K iterations) first where it is narrower than first_window,
+  // taking only its proof (docs/z3.md "A narrower first ring window for the
+  // persistent proof"); false starts at the usual window (tests that measure
+  // what another option saves at that window).
+  bool narrow_ring_window = true;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
   // Loops no barrier paces (encoder/trip_pace.h, docs/z3.md "Loops no
   // barrier paces"): the loop steps of processes ahead of a free one behind
