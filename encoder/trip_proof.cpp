@@ -15012,7 +15012,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                      most < 0 ? fmt::format("{} >= {}", inner, least)
                               : fmt::format("{} <= {} <= {} (the assumptions)", least, inner, most),
                      g.Pg, g.fixed_tiles >= 0 ? "no tile shift, " : fmt::format("tile period {}, ", g.Pt), Wt, Wg,
-                     longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
+                     longest >= least ? fmt::format(", tiles of {}..{} iterations one by one{}", least, longest,
+                                                    tl.len_modulus > 1 ? fmt::format(" (those {} modulo {})", tl.len_residue,
+                                                                                     tl.len_modulus)
+                                                                       : "")
+                                      : "",
                      g.len_multiple > 1 ? fmt::format(", tile lengths multiples of {} (the assumptions)", g.len_multiple)
                                         : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "",
