@@ -6106,6 +6106,11 @@ struct TileLoops {
   // parameters (refused). docs/z3.md "A part after the tile loop that
   // reads the tile count".
   int64_t exit_ring_end = -1;
+  // Tile lengths explored one by one: those of this residue modulo
+  // len_modulus only (a residue case of `k % p`, proveResidueCases: its
+  // copy is the schedule only where E_B % p == r, so a shorter tile of
+  // another length is the tile of no run it stands for).
+  int64_t len_modulus = 1, len_residue = 0;
 };
 
 // `E_A * E_B` (either order): the ring end after the tile loop.
@@ -9634,10 +9639,101 @@ class PersistentExplorer {
         e = -static_cast<int32_t>(std::max<int64_t>(0, -e - 1 - g_.Pg)) - 1;
       }
     }
-    if (!shiftState(m_, s, {g_.ring_pc, g_.ring, g_.ring_named, g_.ring_commits, &g_.ring_ref})) return false;
+    const ShiftMap by{g_.ring_pc, g_.ring, g_.ring_named, g_.ring_commits, &g_.ring_ref};
+    if (!shiftState(m_, s, by) && !shiftWithUnreadTagsForgotten(s, by)) return false;
     u = std::move(n);
     return true;
   }
+
+  // ---------------------------------------------------------------- data no read finds fresh
+  //
+  // docs/z3.md "Data tags that no read finds fresh" (helper persist50): a
+  // data tag is read only by the stale-data check of a read of its atom
+  // (sim checkRead, sim::staleWrite), and the tag -1 ("nothing written
+  // there yet") is stale for every read. So replacing a tag by -1 can only
+  // add violations: the state stands for itself and more, and the
+  // exploration stays an over-approximation whatever tag it forgets. It
+  // forgets one where that loses nothing it could find: a write no shift
+  // maps (an early iteration's) in a view that moves, whose atom no read
+  // that its processes can still reach in the combined program (every
+  // branch of the layout) would find fresh. A guard `k % p == 0` on a load
+  // into a stage leaves a stage's data from an earlier tile standing
+  // through a long tile whose residue writes other stages; every later
+  // read of that stage comes after a newer write there, so it compares no
+  // tag of that write.
+  bool shiftWithUnreadTagsForgotten(State& s, const ShiftMap& by) const {
+    if (branches_.succ.empty()) return false;  // (no layout: reachability unknown)
+    for (int p = 0; p < m_.P; ++p)
+      if (by.pc[p][sim::pcOf(m_, s, p)] < 0) return false;
+    State f = s;
+    bool forgot = false;
+    for (int t = 0; t < m_.tracked; ++t) {
+      int32_t& id = f.v[sim::atomField(m_, t, sim::kData)];
+      if (id < 0) continue;
+      const Model::WriteRef& wr = m_.writes[id];
+      if (by.pc[wr.proc][wr.pc] >= 0 || !by.d.viewMoves(m_.access(wr.proc, wr.pc, wr.acc).view)) continue;
+      if (by.kept && by.kept->count({t, id})) continue;
+      if (someReachableReadFindsFresh(f, t, id)) return false;
+      id = -1;
+      forgot = true;
+    }
+    if (!forgot || !shiftState(m_, f, by)) return false;
+    s = std::move(f);
+    return true;
+  }
+  // Does a read of tracked atom t that some process can still reach (from
+  // its pc, over every branch) find write `id`'s data fresh?
+  bool someReachableReadFindsFresh(const State& s, int t, int32_t id) const {
+    for (const auto& [p, pc, acc] : readsOf(t)) {
+      if (sim::staleWrite(m_, p, m_.access(p, pc, acc), id) && m_.writes[id].proc != p) continue;
+      if (!sim::finished(m_, s, p) && reachable(p, sim::pcOf(m_, s, p))[static_cast<size_t>(pc)]) return true;
+    }
+    return false;
+  }
+  // The reads (process, pc, access) whose atoms hold tracked atom t and
+  // that check stale data (a view's), computed once per atom.
+  const std::vector<std::tuple<int, int, int>>& readsOf(int t) const {
+    if (reads_of_.empty()) {
+      reads_of_.resize(static_cast<size_t>(m_.tracked));
+      for (int p = 0; p < m_.P; ++p)
+        for (int pc = 0; pc < m_.programSize(p); ++pc) {
+          const Instr& in = m_.instr(p, pc);
+          for (size_t i = 0; i < in.accesses.size(); ++i) {
+            if (in.accesses[i].write || in.accesses[i].view < 0) continue;
+            const sim::AtomRange& r = m_.atoms_of[p][pc][i];
+            for (int x = r.a0; x < r.a1; ++x)
+              if (m_.tracked_of[x] >= 0)
+                reads_of_[static_cast<size_t>(m_.tracked_of[x])].emplace_back(p, pc, static_cast<int>(i));
+          }
+        }
+    }
+    return reads_of_[static_cast<size_t>(t)];
+  }
+  // The pcs process p can run from pc `from` on (itself included): its
+  // next pc, or at a block end every branch of the layout. Kept per pc.
+  const std::vector<char>& reachable(int p, int from) const {
+    auto [it, fresh] = reach_.try_emplace({p, from});
+    if (!fresh) return it->second;
+    std::vector<char>& r = it->second;
+    const int n = m_.programSize(p);
+    r.assign(static_cast<size_t>(n), 0);
+    std::vector<int> todo{from};
+    r[static_cast<size_t>(from)] = 1;
+    while (!todo.empty()) {
+      const int x = todo.back();
+      todo.pop_back();
+      const std::vector<int>& laid = branches_.succ[static_cast<size_t>(p)][static_cast<size_t>(x)];
+      const std::vector<int> next = laid.empty() ? std::vector<int>{m_.nextPc(p, x)} : laid;
+      for (int y : next)
+        if (y >= 0 && y < n && !r[static_cast<size_t>(y)]) {
+          r[static_cast<size_t>(y)] = 1;
+          todo.push_back(y);
+        }
+    }
+    return r;
+  }
+  mutable std::vector<std::vector<std::tuple<int, int, int>>> reads_of_;
+  mutable std::map<std::pair<int, int>, std::vector<char>> reach_;
 
   // (none with the tile count fixed: tile t - Pt is not tile t's text
   // there, tile 0 a segment of its own, and the count would move)
@@ -15039,7 +15135,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   std::shared_ptr<PersistentShared> shared;
   try {
     for (int64_t len = least; len <= longest; ++len) {
-      if (len % g.len_multiple != 0) continue;
+      if (len % g.len_multiple != 0 || len % tl.len_modulus != tl.len_residue) continue;
       states += PersistentExplorer(g, len, opts, budget, shared).run();
       if (!opts.share_layout) shared.reset();
     }
@@ -15062,7 +15158,11 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                      most < 0 ? fmt::format("{} >= {}", inner, least)
                               : fmt::format("{} <= {} <= {} (the assumptions)", least, inner, most),
                      g.Pg, g.fixed_tiles >= 0 ? "no tile shift, " : fmt::format("tile period {}, ", g.Pt), Wt, Wg,
-                     longest >= least ? fmt::format(", tiles of {}..{} iterations one by one", least, longest) : "",
+                     longest >= least ? fmt::format(", tiles of {}..{} iterations one by one{}", least, longest,
+                                                    tl.len_modulus > 1 ? fmt::format(" (those {} modulo {})", tl.len_residue,
+                                                                                     tl.len_modulus)
+                                                                       : "")
+                                      : "",
                      g.len_multiple > 1 ? fmt::format(", tile lengths multiples of {} (the assumptions)", g.len_multiple)
                                         : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "",
@@ -15298,6 +15398,7 @@ std::string proveEachAssignment(const ir::Schedule& s, ir::Target target, const 
 struct ResidueCase {
   std::shared_ptr<ir::Schedule> s;
   std::string text;
+  int64_t p = 1, r = 0;  // the copy stands for the bindings with E_B % p == r
 };
 // Is e a polynomial in loop variable `var` with integer coefficients: sums,
 // differences, negations and products of `var` and terms free of it (every
@@ -15358,7 +15459,7 @@ std::vector<ResidueCase> kResidueCases(const ir::Schedule& s, const TileLoops& t
   const int64_t p = *ps.begin();
   std::vector<ResidueCase> out;
   for (int64_t r = 0; r < p; ++r) {
-    ResidueCase c{std::make_shared<ir::Schedule>(s), ""};
+    ResidueCase c{std::make_shared<ir::Schedule>(s), "", p, r};
     for (ir::RoleBody& body : c.s->bodies) walk(body.body, -1, r);
     c.text = fmt::format("{} % {} == {}", ir::exprToString(*tl.inner, s), p, r);
     out.push_back(std::move(c));
@@ -15379,6 +15480,8 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
     checkBudget(budget, fmt::format("with {}", c.text));
     auto ctl = findTileLoops(*c.s);
     if (!ctl) throw Fail(fmt::format("{}; with {}: the copy is no persistent kernel", why, c.text));
+    ctl->len_modulus = c.p;
+    ctl->len_residue = c.r;
     try {
       std::string engine = provePersistent(*c.s, target, checked, *ctl, opts, budget, states);
       if (first.empty()) first = std::move(engine);

@@ -2,12 +2,13 @@
 # (helper fp49, session 49): a persistent producer whose K loop loads an
 # extra TMA box into the stage on even k-blocks only (k % 2 == 0, the
 # k-block index restarting per tile), with the full barrier armed by hand
-# for the bytes issued. Correct; `cake check` exits 0, *checked*;
-# `--require-proof` exits 2: the residue case lm.cdiv(K, 64) % 2 == 1 runs
-# out of the proof's budget (its windows are "too small in the ring
-# dimension" at 16x24 and 16x48). The same schedule with the guard on the
-# ring index (it % 2 == 0) is proved in 0.4 s. docs/known-limits.md
-# "Per-tile residues of k in a persistent kernel".
+# for the bytes issued. Correct. Session 49: `cake check` exited 0,
+# *checked*; `--require-proof` exited 2 (the residue case lm.cdiv(K, 64)
+# % 2 == 1 ran out of the budget: the data an earlier tile left in the odd
+# stages blocked the ring shift). Since helper persist50 (session 50) it is
+# *proved* (docs/z3.md "Data tags that no read finds fresh"); the DeepGEMM
+# file is not yet, at the default budget (docs/known-limits.md "Per-tile
+# residues of k in a persistent kernel").
 # expect: pass
 @cake.schedule(target="sm_100a")
 def min_guarded_load(lm, A: LM.tma2d, S: LM.tma2d, K: LM.i32, n_tiles: LM.i32):

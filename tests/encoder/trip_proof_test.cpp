@@ -1127,6 +1127,69 @@ TEST(TripProof, PerTileParityOfAnExpressionOfKIsProvedPerResidue) {
       });
 }
 
+// A load guarded by `k % 2 == 0` in a persistent K loop (DeepGEMM's scale
+// factors every few k-blocks, reduced; docs/z3.md "Data tags that no read
+// finds fresh"): in the residue case lm.cdiv(K, 64) % 2 == 1 a long tile
+// writes the scale stages of one parity only, and the data an earlier tile
+// left in the others blocked the ring shift until the window ran out
+// (before: unknown, "work budget ... used up"). Each broken form is found by
+// the explicit engine and not proved.
+const char* kGuardedLoad = R"(@cake.schedule(target="sm_100a")
+def guarded_load(lm, A: LM.tma2d, S: LM.tma2d, M: LM.i32, K: LM.i32):
+    lm.assume(M > 0)
+    lm.assume(K > 0)
+    pool   = lm.smem(65536 + 2048)
+    smem_a = pool.view(offset=0,     shape=(128, 64), dtype=lm.bf16, stages=4, swizzle="128B")
+    smem_s = pool.view(offset=65536, shape=(1, 128),  dtype=lm.i32,  stages=4)
+    acc    = lm.tmem(cols=0, width=128, shape=(128, 128), dtype=lm.f32)
+    s_r    = lm.regs(shape=(1, 128), dtype=lm.i32)
+    load = lm.role(warps=[0])
+    mma  = lm.role(warps=[1])
+    pipe  = lm.pipeline(stages=4)
+    full  = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
+    empty = lm.barrier(prod=[mma], cons=[load], init_count=1, pipeline=pipe)
+    n_tiles = lm.cdiv(M, 64)
+    k_tiles = lm.cdiv(K, 64)
+    with load:
+        for t in lm.range(0, n_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(empty, iter=it - 4)
+                smem_a.tma_load(A, coords=(t * 128, k * 64), iter=it, barrier=full)
+                if k % 2 == 0:
+                    smem_s.tma_load(S, coords=(k, t * 128), iter=it, barrier=full)
+                    lm.expect_tx(full, 16896, iter=it)
+                else:
+                    lm.expect_tx(full, 16384, iter=it)
+        for s in lm.range(0, 4):
+            lm.wait(empty, iter=n_tiles * k_tiles + s - 4)
+    with mma:
+        for t in lm.range(0, n_tiles):
+            for k in lm.range(0, k_tiles):
+                it = t * k_tiles + k
+                lm.wait(full, iter=it)
+                if k % 2 == 0:
+                    lm.copy(s_r, smem_s[it])
+                    lm.fence_proxy()
+                lm.mma(acc, smem_a[it], smem_a[it], init=(k == 0))
+                lm.mma_commit(barrier=empty, iter=it)
+)";
+
+TEST(TripProof, PersistentLoadGuardedByAResidueOfKIsProved) {
+  expectPersistentProved(kGuardedLoad, {1, 2, 3}, {1, 2, 3}, "for each residue of the K loop's trip count");
+  expectBugsNotProved(
+      kGuardedLoad,
+      {
+          {"                if k % 2 == 0:\n                    lm.copy(s_r",
+           "                if k % 2 == 1:\n                    lm.copy(s_r",
+           "the scales read on the other residue: a stage no load of this iteration wrote", 1, 2},
+          {"lm.expect_tx(full, 16896, iter=it)", "lm.expect_tx(full, 16384, iter=it)",
+           "the guarded load's bytes not armed: the barrier completes before it lands", 1, 1},
+          {"lm.wait(empty, iter=it - 4)", "lm.wait(empty, iter=it - 5)",
+           "a wrong phase: the producer refills a stage a lap early", 1, 6},
+      });
+}
+
 // Every broken schedule of the corpus and every broken mutant: never Proved.
 // (A file may hold several schedules; at least one of a broken file's is
 // broken.) The reasons the proof gave up are tallied: most must be the
