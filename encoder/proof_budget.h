@@ -86,6 +86,14 @@ class ProofBudget {
   Tally tally() const;
 
   void charge(uint64_t units) { used_ += units; }
+  // Raises the work cap by `units` (none without a cap): the persistent
+  // proof's narrow first window (encoder/trip_proof.cpp, provePersistent)
+  // is a try whose failure goes on as the proof did without it, so the
+  // units it spent are granted back to the cap and a proof that fitted the
+  // budget before the try still fits it. used() stays the whole work done.
+  void grant(uint64_t units) {
+    if (work_ > 0) work_ += units;
+  }
   // Leaves out of this budget solver work done on this thread that another
   // budget counts (checks/model_check.cpp: the proof run in the middle of
   // the bounded check): `queries` queries, `rlimit` resource units.

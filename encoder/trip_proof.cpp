@@ -15252,7 +15252,11 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
   // deeper read. A depth-2 read otherwise built the grid twice per window;
   // a depth-1 read settles at 2, the start, as before.
   int64_t tile_count_far = TileCountRead::NotLast.far;
+  // (a failed narrow try's work is granted back to the cap, so a proof
+  // that fitted the budget before the try fits it still: ProofBudget::grant)
+  const uint64_t used_before_narrow = budget.used();
   auto usualWindows = [&] {  // (from the start: the sequence without the narrow try)
+    budget.grant(budget.used() - used_before_narrow);
     Wt = 16;
     Wg = usual_wg;
     tile_count_far = TileCountRead::NotLast.far;
