@@ -46,6 +46,7 @@
 #include "ir/expr_build.h"
 #include "ir/expr_fields.h"
 #include "encoder/trip_sizes.h"
+#include "encoder/trip_tail_cut.h"
 #include "encoder/trip_tail_ops.h"
 #include "encoder/trip_widen.h"
 #include "encoder/value_equality.h"
@@ -17718,6 +17719,18 @@ std::string copyProof(const ReadingArgs& a, const std::shared_ptr<ir::Schedule>&
   return proveCopy(a.refused, copy, text, a.target, a.checked, a.opts, a.budget, a.states, a.bindings, a.dead);
 }
 
+// The schedule's loops cut where a guard turns every operation off
+// (trip::cutDeadTails), each query capped at kLoopGuardRlimit as
+// decideCaseGuards' loop guards are.
+std::optional<trip::CutTails> deadTailsCut(const ReadingArgs& a) {
+  Limits capped = solverLimits(a.opts, a.budget);
+  capped.rlimit = capped.rlimit ? std::min(capped.rlimit, kLoopGuardRlimit) : kLoopGuardRlimit;
+  BvProver prover(a.s, capped);
+  return trip::cutDeadTails(a.s, [&](const ir::ExprPtr& g, const std::vector<ir::ExprPtr>& in) {
+    return prover.prove(g, in).kind == BvVerdict::Holds;
+  });
+}
+
 // In the order they are asked.
 const CopyReading kCopyReadings[] = {
     {"few-valued loops explored whole",
@@ -17816,6 +17829,12 @@ const CopyReading kCopyReadings[] = {
          return proveLoopsInSequence(a.s, a.refused, seq, a.target, a.checked, a.opts, a.budget, a.states);
        });
      }},
+    {"loops whose tail a guard turns off, cut at its threshold",
+     "cutDeadTails: a loop by 1 whose every operation lies under an `if` not taken from a threshold K of parameters "
+     "on, K shown within the loop's bound (asked last: it reads a loop that the readings before it take as written)",
+     [](const ReadingArgs& a) { return ifFound(deadTailsCut(a), [&](const trip::CutTails& c) {
+       return copyProof(a, c.s, fmt::format("with the loops' dead tails cut ({})", c.text));
+     }); }},
 };
 
 // The schedule as written; where that is refused (not for a violation met,
