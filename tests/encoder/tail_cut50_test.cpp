@@ -87,7 +87,7 @@ TEST(TailCut50, ReducedRingLoopsCutAtTheGuard) {
 
 TEST(TailCut50, ReducedRingIsProved) { expectCheckedAndProved(kTailRing, "the reduced tail ring"); }
 
-TEST(TailCut50, NvfuserTwoParameterFormIsProved) {
+TEST(TailCut50, SlowNvfuserTwoParameterFormIsProved) {
   const auto [cut, text] = cutsIn(nvfuserTwoParams());
   EXPECT_EQ(cut, 2);
   EXPECT_EQ(text, "lm.range(0, n_iters) cut at lm.cdiv(n_stages, 2)");
@@ -127,7 +127,7 @@ TEST(TailCut50, LoaderOneStageShortIsFoundNotProved) {
 // nvFuser's twins: the wait outside the predicate (the form before the PR)
 // and a loader that loads one stage too many (it lands after every role
 // exited).
-TEST(TailCut50, NvfuserBrokenTwinsAreFoundNotProved) {
+TEST(TailCut50, SlowNvfuserBrokenTwinsAreFoundNotProved) {
   const std::string fixed = nvfuserTwoParams();
   expectFoundNotProved(cake::testing::corpusText("corpus/bugs/sync.arrival-underflow/"
                                                  "nvfuser_ws_two_wg_wait_parity_unpredicated_tail_two_params.cake"),
