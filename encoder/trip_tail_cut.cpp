@@ -13,7 +13,7 @@ namespace cake::encoder::trip {
 namespace {
 
 using K = ir::ExprKind;
-namespace b = ir::build;
+namespace xb = ir::build;  // (xb: a unity build shares this namespace)
 
 constexpr size_t kMaxCandidates = 8;  // thresholds tried per loop
 constexpr int kMaxCutLoops = 16;
@@ -51,7 +51,7 @@ bool stepsByOne(const ir::Stmt& loop) {
 std::vector<ir::ExprPtr> rangeOf(const ir::Stmt& loop) {
   if (!stepsByOne(loop)) return {};
   const ir::ExprPtr v = loopVarNode(loop.loop_var);
-  return {b::le(loop.lo, v), b::lt(v, loop.hi)};
+  return {xb::le(loop.lo, v), xb::lt(v, loop.hi)};
 }
 
 // A loop around a condition: its variable read at its least or greatest
@@ -69,7 +69,7 @@ class TailCutter {
   // role's instance count), outermost first.
   void cutIn(ir::Block& block, int instances) {
     instances_ = instances;
-    outer_ = {b::le(b::lit(0), instanceNode()), b::lt(instanceNode(), b::lit(instances))};
+    outer_ = {xb::le(xb::lit(0), instanceNode()), xb::lt(instanceNode(), xb::lit(instances))};
     bound_.clear();
     walk(block);
   }
@@ -112,10 +112,10 @@ class TailCutter {
     std::vector<Around> around;
     collect(loop.body, loop.loop_var, around, candidates);
     for (const ir::ExprPtr& k : candidates) {
-      if (ir::sameExpr(*k, *loop.hi) || !holds_(b::le(k, loop.hi), outer_)) continue;
+      if (ir::sameExpr(*k, *loop.hi) || !holds_(xb::le(k, loop.hi), outer_)) continue;
       std::vector<ir::ExprPtr> past = outer_;
       for (const ir::ExprPtr& r : rangeOf(loop)) past.push_back(r);
-      past.push_back(b::ge(loopVarNode(loop.loop_var), k));
+      past.push_back(xb::ge(loopVarNode(loop.loop_var), k));
       bound_.insert(loop.loop_var);
       const bool dead = deadUnder(loop.body, past);
       bound_.erase(loop.loop_var);
@@ -135,7 +135,7 @@ class TailCutter {
     for (const ir::Stmt& st : block) {
       if (st.kind == ir::Stmt::Kind::For) {
         if (!stepsByOne(st)) continue;
-        around.push_back({st.loop_var, st.lo, b::sub(st.hi, b::lit(1))});
+        around.push_back({st.loop_var, st.lo, xb::sub(st.hi, xb::lit(1))});
         collect(st.body, v, around, out);
         around.pop_back();
         continue;
@@ -163,19 +163,19 @@ class TailCutter {
       default: return;
     }
     // lhs - rhs = c * v + r: not taken once c * v >= -r (strict) or 1 - r
-    const ir::ExprPtr d = b::sub(lhs, rhs);
-    const std::optional<int64_t> c = ir::constantDifference(*ir::substituteLoopVar(d, v, b::lit(1)),
-                                                            *ir::substituteLoopVar(d, v, b::lit(0)));
+    const ir::ExprPtr d = xb::sub(lhs, rhs);
+    const std::optional<int64_t> c = ir::constantDifference(*ir::substituteLoopVar(d, v, xb::lit(1)),
+                                                            *ir::substituteLoopVar(d, v, xb::lit(0)));
     if (!c || *c <= 0) return;
-    const ir::ExprPtr r = ir::substituteLoopVar(d, v, b::lit(0));
-    const ir::ExprPtr t = b::sub(b::lit(strict ? 0 : 1), r);
+    const ir::ExprPtr r = ir::substituteLoopVar(d, v, xb::lit(0));
+    const ir::ExprPtr t = xb::sub(xb::lit(strict ? 0 : 1), r);
     for (const bool least : {true, false}) {
-      ir::ExprPtr at = instanceAs(t, b::lit(least ? 0 : instances_ - 1));
+      ir::ExprPtr at = instanceAs(t, xb::lit(least ? 0 : instances_ - 1));
       for (auto it = around.rbegin(); it != around.rend(); ++it)
         at = ir::substituteLoopVar(at, it->var, least ? it->lo : it->last);
       const ir::ExprPtr spelled = ir::polynomialSpelling(at);
       if (!spelled || ir::exprUses(*spelled, {K::LoopVar, K::Instance, K::BlockIdx, K::GridDim})) continue;
-      const ir::ExprPtr k = *c == 1 ? spelled : b::cdiv(spelled, b::lit(*c));
+      const ir::ExprPtr k = *c == 1 ? spelled : xb::cdiv(spelled, xb::lit(*c));
       if (out.size() >= kMaxCandidates) return;
       bool known = false;
       for (const ir::ExprPtr& o : out) known = known || ir::sameExpr(*o, *k);
@@ -203,7 +203,7 @@ class TailCutter {
         case ir::Stmt::Kind::If:
           if (!st.cond || !asked(*st.cond)) return false;
           if (!branchDead(st.body, st.cond, premises)) return false;
-          if (!st.orelse.empty() && !branchDead(st.orelse, b::lnot(st.cond), premises)) return false;
+          if (!st.orelse.empty() && !branchDead(st.orelse, xb::lnot(st.cond), premises)) return false;
           break;
       }
     }
@@ -212,7 +212,7 @@ class TailCutter {
 
   // The branch taken where `taken` holds builds nothing under `premises`.
   bool branchDead(const ir::Block& branch, const ir::ExprPtr& taken, std::vector<ir::ExprPtr>& premises) {
-    if (holds_(b::lnot(taken), premises)) return true;
+    if (holds_(xb::lnot(taken), premises)) return true;
     premises.push_back(taken);
     const bool dead = deadUnder(branch, premises);
     premises.pop_back();
