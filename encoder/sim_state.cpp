@@ -531,17 +531,34 @@ bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending) {
   return false;
 }
 
-// The warps of the processes that have finished: barrier.cluster waits
-// only for the non-exited threads of the cluster (PTX ISA, barrier.cluster),
-// so where exits can matter (Model::cluster_exits) the cluster barrier's
-// generation completes once every process that has not finished arrived.
-// A finished process has no arrival in the current generation (its
-// lm.cluster_sync() waited for the generation it joined), so the arrived
-// and the exited warps are disjoint.
+// The warps that have exited: barrier.cluster waits only for the
+// non-exited threads of the cluster (PTX ISA, barrier.cluster), so where
+// exits can matter (Model::cluster_exits) the cluster barrier's generation
+// completes once every warp that has not exited arrived. When a warp exits
+// is the lowering's (System::ends_with_block_barrier): a kernel that ends
+// with a block barrier (TMEM's dealloc) lets no thread of a CTA exit before
+// every process of that CTA finished, and then its warps without a role
+// exit too; elsewhere a process's warps exit when it finishes. An exited
+// process has no arrival in the current generation (its lm.cluster_sync()
+// waited for the generation it joined), so the arrived and the exited
+// warps are disjoint.
 static int exitedWarps(const Model& m, const State& s) {
   int warps = 0;
-  for (int p = 0; p < m.P; ++p)
-    if (finished(m, s, p)) warps += m.sys.procs[p].warps;
+  if (!m.sys.ends_with_block_barrier) {
+    for (int p = 0; p < m.P; ++p)
+      if (finished(m, s, p)) warps += m.sys.procs[p].warps;
+    return warps;
+  }
+  for (int c = 0; c < m.sys.ctas; ++c) {
+    int cta_warps = m.sys.roleless_warps;
+    bool all_finished = true;
+    for (int p = 0; p < m.P && all_finished; ++p)
+      if (m.sys.procs[p].cta == c) {
+        all_finished = finished(m, s, p);
+        cta_warps += m.sys.procs[p].warps;
+      }
+    if (all_finished) warps += cta_warps;
+  }
   return warps;
 }
 

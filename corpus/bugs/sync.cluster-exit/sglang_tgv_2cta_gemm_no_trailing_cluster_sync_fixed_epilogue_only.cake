@@ -1,14 +1,16 @@
-# FIXED: sglang_tgv_2cta_gemm_no_trailing_cluster_sync.cake with the
+# NOT A FIX: sglang_tgv_2cta_gemm_no_trailing_cluster_sync.cake with the
 # trailing cluster barrier of sgl-project/sglang PR #32954 in the epilogue
-# roles only: the TMA and MMA warps leave without it.  Correct on the
-# hardware: barrier.cluster.wait waits for the non-exited threads of the
-# cluster only (PTX ISA, barrier.cluster), and the leader's MMA warp sends
-# its last arrive on the peer's barrier before it exits, so the peer's
-# epilogue passes the barrier only after it.  Before session 50 cake
-# counted every role at the cluster barrier and reported sync.deadlock
-# (docs/semantics.md "Clusters", helper two50).  Checked, not proved: the
-# proof does not count exits.
-# expect: pass
+# roles only (a variant, not sglang's code: its fix syncs every thread):
+# the TMA and MMA warps leave without it.  barrier.cluster.wait waits for
+# the non-exited threads of the cluster only (PTX ISA, barrier.cluster), so
+# where the TMA and MMA threads exit when done (an sm_90a kernel without
+# TMEM) this would be correct (helper two50, session 50).  But this kernel
+# holds TMEM: the lowered kernel ends with __syncthreads(); tcgen05.dealloc
+# after all role bodies, so the TMA and MMA warps wait there and never exit
+# while the epilogue (and warps 2-3) wait at the trailing cluster barrier
+# for them: a hang (review50; helper cluster50, ir::kernelEndsWithBlockBarrier).
+# Warps 2-3 run the cluster barriers as every thread of the real kernel does.
+# expect: sync.deadlock
 @cake.schedule(target="sm_100a", cluster=(2, 1, 1))
 def sglang_tgv_2cta_gemm_no_trailing_cluster_sync_fixed_epilogue_only(lm, A: LM.tma2d, B: LM.tma2d, C: LM.gmem, K: LM.i32):
     lm.assume(K >= 64)
@@ -22,6 +24,7 @@ def sglang_tgv_2cta_gemm_no_trailing_cluster_sync_fixed_epilogue_only(lm, A: LM.
     load = lm.role(warps=[0])
     mma  = lm.role(warps=[1])
     epi  = lm.role(warps=[4, 5, 6, 7])
+    rest = lm.role(warps=[2, 3])       # the CTA's other warps: they run the cluster barriers only
 
     pipe       = lm.pipeline(stages=2)
     full       = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
@@ -61,4 +64,7 @@ def sglang_tgv_2cta_gemm_no_trailing_cluster_sync_fixed_epilogue_only(lm, A: LM.
         lm.wait(acc_full, stage=0)
         lm.copy(out, acc)
         lm.copy(C, out, coords=(m0, n0))
-        lm.cluster_sync()                                       # the fix, in the epilogue roles only
+        lm.cluster_sync()                                       # the trailing barrier, in the epilogue roles only
+    with rest:
+        lm.cluster_sync()
+        lm.cluster_sync()
