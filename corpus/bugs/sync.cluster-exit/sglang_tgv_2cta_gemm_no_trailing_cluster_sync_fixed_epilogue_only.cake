@@ -64,7 +64,7 @@ def sglang_tgv_2cta_gemm_no_trailing_cluster_sync_fixed_epilogue_only(lm, A: LM.
         lm.wait(acc_full, stage=0)
         lm.copy(out, acc)
         lm.copy(C, out, coords=(m0, n0))
-        lm.cluster_sync()                                       # the trailing barrier, in the epilogue roles only
+        lm.cluster_sync()   # the trailing barrier, in the epilogue roles only  # expect-error: sync.deadlock
     with rest:
         lm.cluster_sync()
-        lm.cluster_sync()
+        lm.cluster_sync()   # expect-error: sync.deadlock
