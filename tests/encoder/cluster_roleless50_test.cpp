@@ -46,12 +46,12 @@ TEST(ClusterRoleless50, TheFactFollowsTmem) {
 
 // The hang the reviewer found: role-less warps 2-3 wait at the closing
 // __syncthreads(), the roles at the first cluster barrier.
-TEST(ClusterRoleless50, SlowRolelessWarpsOfATmemKernelHangTheClusterBarrier) {
+TEST(ClusterRoleless50, RolelessWarpsOfATmemKernelHangTheClusterBarrier) {
   expectFoundNotProved(sglangWithRolelessWarps(), "sync.deadlock", "warps 2-3 of a TMEM kernel without a role");
 }
 
 // The same kernel with warps 2-3 running the cluster barriers: correct.
-TEST(ClusterRoleless50, SlowEveryWarpAtTheClusterBarrierIsNoDeadlock) {
+TEST(ClusterRoleless50, EveryWarpAtTheClusterBarrierIsNoDeadlock) {
   expectNoSyncFinding(cake::testing::corpusText(kSglangFixed), "warps 2-3 in role rest");
 }
 
