@@ -46,6 +46,12 @@ class Model {
   explicit Model(const System& sys, const ControlFlow* flow = nullptr);
 
   const System& sys;
+  // The cluster barrier may complete a generation by a process's exit
+  // (clusterExitsMatter, encoder/cluster_exits.h): the steps then count only
+  // the warps of processes that have not finished (completedByExits in
+  // sim_state.cpp); the reduction, the Z3 engines and the trip proof do not
+  // take such systems (docs/semantics.md "Clusters").
+  bool cluster_exits = false;
   int P = 0;                       // processes
   int S = 0;                       // mbarrier slots
   int N = 0;                       // named barriers

@@ -21,7 +21,10 @@ Reducer::Reducer(const Model& m, const ExitLayout* exits) : m_(m), exits_(exits)
   if (m.sys.ctas > 1) obj_ready_ = obj_trip_ + 1;
   // a clustered system's exits: only with the exit paths laid out
   precise_exits_ = exits_ && m.sys.ctas > 1;
-  active_ = obj_trip_ + 2 <= kMaxObjects && !(precise_exits_ && exits_->exit_starts.size() != static_cast<size_t>(m.P));
+  // (a cluster barrier that exits complete, Model::cluster_exits: a wait's
+  // passing depends on every process's exit, which no footprint here reads)
+  active_ = obj_trip_ + 2 <= kMaxObjects && !(precise_exits_ && exits_->exit_starts.size() != static_cast<size_t>(m.P)) &&
+            !m.cluster_exits;
   setWords(obj_trip_ + 2);
   if (active_) precomputeAccessFeet();
   if (active_) precompute();
@@ -78,7 +81,7 @@ Reducer::Reducer(const Model& m, const BranchLayout& branches) : m_(m), branches
   // clustered systems: the CTA objects and the cluster barrier's completion
   // as in the one-loop reduction (clusterFoot, readyMask; docs/z3.md "A
   // reduction for persistent cluster proofs")
-  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects;
+  active_ = obj_trip_ + branches.unknowns + 1 <= kMaxObjects && !m.cluster_exits;  // (as above)
   setWords(obj_trip_ + branches.unknowns + 1);
   for (int u = 0; u < branches.unknowns && obj_trip_ + u < kMaxObjects; ++u) trip_mask_.set(obj_trip_ + u);
   cluster_phases_ = m.sys.ctas > 1;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "encoder/cluster_exits.h"
 #include "encoder/sim_model.h"
 #include "encoder/strided_split.h"
 #include "ir/graph.h"
@@ -274,6 +275,7 @@ Model::Model(const System& s, const ControlFlow* f) : sys(s) {
   S = static_cast<int>(sys.slots.size());
   N = static_cast<int>(sys.named.size());
   async_mma = sys.target != ir::Target::SM80;
+  cluster_exits = clusterExitsMatter(sys);
 
   // Cut every space into elementary atoms at the boundaries of all
   // accesses, then merge the elementary atoms that no access tells apart
@@ -529,13 +531,54 @@ bool mmaWaitBlocked(const Model& m, const Async& a, int p, int64_t pending) {
   return false;
 }
 
+// The warps that have exited: barrier.cluster waits only for the
+// non-exited threads of the cluster (PTX ISA, barrier.cluster), so where
+// exits can matter (Model::cluster_exits) the cluster barrier's generation
+// completes once every warp that has not exited arrived. When a warp exits
+// is the lowering's (System::ends_with_block_barrier): a kernel that ends
+// with a block barrier (TMEM's dealloc) lets no thread of a CTA exit before
+// every process of that CTA finished, and then its warps without a role
+// exit too; elsewhere a process's warps exit when it finishes. An exited
+// process has no arrival in the current generation (its lm.cluster_sync()
+// waited for the generation it joined), so the arrived and the exited
+// warps are disjoint.
+static int exitedWarps(const Model& m, const State& s) {
+  int warps = 0;
+  if (!m.sys.ends_with_block_barrier) {
+    for (int p = 0; p < m.P; ++p)
+      if (finished(m, s, p)) warps += m.sys.procs[p].warps;
+    return warps;
+  }
+  for (int c = 0; c < m.sys.ctas; ++c) {
+    int cta_warps = m.sys.roleless_warps;
+    bool all_finished = true;
+    for (int p = 0; p < m.P && all_finished; ++p)
+      if (m.sys.procs[p].cta == c) {
+        all_finished = finished(m, s, p);
+        cta_warps += m.sys.procs[p].warps;
+      }
+    if (all_finished) warps += cta_warps;
+  }
+  return warps;
+}
+
+// The cluster barrier's current generation has arrivals and every process
+// not yet finished among them: it completes (at the next pass, which
+// writes the completion: Stepper::exec) although not every warp arrived.
+static bool completedByExits(const Model& m, const State& s, int named) {
+  if (!m.cluster_exits || named != m.sys.cluster_named) return false;
+  const int32_t arrived = s.v[m.off_named + 2 * named + 1];
+  return arrived > 0 && arrived + exitedWarps(m, s) >= m.sys.named[named].expected_warps;
+}
+
 bool isEnabled(const Model& m, const State& s, const Async& a, const Step& st) {
   switch (st.kind) {
     case Step::Kind::Exec: {
       if (st.proc < 0 || st.proc >= m.P || pcOf(m, s, st.proc) != st.pc || finished(m, s, st.proc)) return false;
       const Instr& in = m.instr(st.proc, st.pc);
       if (in.kind == InstrKind::Wait) return waitPasses(slotField(m, s, in.slot, kCompleted), in.phase);
-      if (in.kind == InstrKind::SyncWait) return s.v[m.off_named + 2 * in.named] > s.v[m.off_sgen + st.proc];
+      if (in.kind == InstrKind::SyncWait)
+        return s.v[m.off_named + 2 * in.named] > s.v[m.off_sgen + st.proc] || completedByExits(m, s, in.named);
       if (in.kind == InstrKind::MmaWait) return !mmaWaitBlocked(m, a, st.proc, in.pending);
       return true;
     }
@@ -777,6 +820,7 @@ class Stepper {
       case InstrKind::BarArrive: return namedArrive(p, pc_, in, false);
       case InstrKind::SyncWait:
         event("passes the named barrier");
+        if (s_.v[m_.off_named + 2 * in.named] <= s_.v[m_.off_sgen + p]) completeGeneration(in.named);  // by exits
         s_.v[m_.off_sgen + p] = 0;
         return;
       case InstrKind::Fence:
@@ -1000,10 +1044,18 @@ class Stepper {
              p, pc_)
           .named = in.named;
     }
+    if (completedByExits(m_, s_, in.named)) return completeGeneration(in.named);
     if (nb.expected_warps > 0 && arrived >= nb.expected_warps) {
       ++gen;
       arrived = std::max(0, arrived - nb.expected_warps);
     }
+  }
+
+  // The cluster barrier's generation completed with the exited processes'
+  // warps counted (completedByExits): every arrival was this generation's.
+  void completeGeneration(int named) {
+    ++s_.v[m_.off_named + 2 * named];
+    s_.v[m_.off_named + 2 * named + 1] = 0;
   }
 
   // ------------------------------------------------------------ async groups

@@ -430,7 +430,12 @@ class Builder {
 
   // Named barriers are per CTA; lm.cluster_sync()'s barrier.cluster spans
   // every warp of every role of every CTA of the cluster (docs/semantics.md
-  // "Clusters": a role that skips it blocks the others).
+  // "Clusters": a role that skips it blocks the others). It waits for every
+  // non-exited thread of the cluster (PTX ISA, barrier.cluster): where the
+  // lowered kernel ends with a block barrier (ir::kernelEndsWithBlockBarrier,
+  // the TMEM dealloc's __syncthreads) a warp without a role does not exit
+  // but waits there, never arriving, so it counts too; elsewhere it exits at
+  // once and does not.
   void makeNamedBarriers() {
     sys_.named_per_cta = static_cast<int>(s_.named_barriers.size());
     for (int c = 0; c < sys_.ctas; ++c)
@@ -440,10 +445,31 @@ class Builder {
         for (int r : nb.roles) warps += static_cast<int>(s_.roles[r].warps.size());
         sys_.named.push_back({n, warps, nb.name + ctaSuffix(c)});
       }
+    sys_.ends_with_block_barrier = ir::kernelEndsWithBlockBarrier(s_);
     if (sys_.cluster_named < 0) return;
     int warps = 0;
     for (const Process& p : sys_.procs) warps += p.warps;
-    sys_.named.push_back({-1, warps, "cluster barrier"});
+    std::string name = "cluster barrier";
+    const std::vector<int> idle = sys_.ends_with_block_barrier ? rolelessWarps(s_) : std::vector<int>{};
+    sys_.roleless_warps = static_cast<int>(idle.size());
+    if (!idle.empty()) {
+      warps += sys_.ctas * sys_.roleless_warps;
+      name += fmt::format(" (also warp{} {} of each CTA: no role, {} at the closing __syncthreads(), never "
+                          "arriving)",
+                          idle.size() == 1 ? "" : "s", fmt::join(idle, ", "), idle.size() == 1 ? "it waits" : "they wait");
+    }
+    sys_.named.push_back({-1, warps, name});
+  }
+  // The warps of the launched block (ir::Schedule::warpCount) that no role runs.
+  static std::vector<int> rolelessWarps(const ir::Schedule& s) {
+    std::vector<bool> used(static_cast<size_t>(std::max(0, s.warpCount())), false);
+    for (const ir::Role& r : s.roles)
+      for (int w : r.warps)
+        if (w >= 0 && w < static_cast<int>(used.size())) used[w] = true;
+    std::vector<int> idle;
+    for (size_t w = 0; w < used.size(); ++w)
+      if (!used[w]) idle.push_back(static_cast<int>(w));
+    return idle;
   }
   int clusterNamed() {
     if (sys_.cluster_named < 0) sys_.cluster_named = sys_.ctas * static_cast<int>(s_.named_barriers.size());

@@ -284,6 +284,12 @@ struct System {
   int slots_per_cta = 0;
   int named_per_cta = 0;
   int cluster_named = -1;           // named index of lm.cluster_sync()'s barrier, -1: none
+  // The lowered kernel ends with a block barrier (ir::kernelEndsWithBlockBarrier):
+  // no thread of a CTA exits before all of them finished their role bodies.
+  bool ends_with_block_barrier = false;
+  // Then: the warps of each CTA that no role runs (they wait at that barrier
+  // and count at the cluster barrier, never arriving); 0 otherwise.
+  int roleless_warps = 0;
   std::vector<MemSpace> spaces;
   // What building read: the parameters whose values it used (and
   // lm.block_idx(d) as -1 - d, lm.grid_dim(d) as -4 - d), and how often

@@ -30,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "encoder/cluster_exits.h"
 #include "encoder/sim_model.h"
 #include "encoder/simulator.h"
 #include "encoder/z3_engine.h"
@@ -732,7 +733,7 @@ Z3BmcResult bmcCheck(const System& sys, const Z3BmcOptions& opts) {
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   };
-  if (sys.ctas > 1) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
+  if (sys.ctas > 1 || clusterExitsMatter(sys)) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
     res.outcome = Outcome::Unknown;
     res.detail = "the Z3 encoding does not model thread-block clusters (use the explicit engine)";
     return finish();

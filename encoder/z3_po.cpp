@@ -37,6 +37,7 @@
 
 #include <fmt/format.h>
 
+#include "encoder/cluster_exits.h"
 #include "encoder/sim_model.h"
 #include "encoder/simulator.h"
 #include "encoder/z3_solver.h"
@@ -2023,7 +2024,7 @@ PoResult poCheckOnce(const System& sys, const PoOptions& opts, bool strict, bool
 // cannot replay is looked for again on the simplex solver, then with every
 // clock distinct, and only a failure then is an internal error.
 PoResult poCheck(const System& sys, const PoOptions& opts) {
-  if (sys.ctas > 1) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
+  if (sys.ctas > 1 || clusterExitsMatter(sys)) {  // the cluster checks (docs/semantics.md "Clusters") are the explicit engine's only
     PoResult r;
     r.result.engine = "z3-po";
     r.result.outcome = Outcome::Unknown;

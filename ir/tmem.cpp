@@ -27,3 +27,16 @@ TmemLaneBounds tmemLaneBounds(const Schedule& s, const BufferRef& ref, const Eva
 }
 
 }  // namespace cake::ir
+
+namespace cake::ir {
+
+bool kernelUsesTmem(const Schedule& s) {
+  bool any = false;
+  for (const RoleBody& body : s.bodies)
+    forEachOp(body.body, [&](const Stmt& st) {
+      any |= st.op.dst.kind == BufferRef::Kind::Tmem || st.op.src.kind == BufferRef::Kind::Tmem;
+    });
+  return any;
+}
+
+}  // namespace cake::ir

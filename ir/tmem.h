@@ -35,3 +35,23 @@ struct TmemLaneBounds {
 TmemLaneBounds tmemLaneBounds(const Schedule& s, const BufferRef& ref, const EvalEnv& env);
 
 }  // namespace cake::ir
+
+namespace cake::ir {
+
+// Whether the lowered kernel holds tensor memory: some op reads or writes a
+// TMEM region (a tcgen05.mma into it, tcgen05.ld / .st). Such a kernel
+// allocates TMEM after its set-up barrier and frees it at its end.
+bool kernelUsesTmem(const Schedule& s);
+
+// Whether the lowered kernel ends with a block barrier that every thread
+// of the CTA reaches after its role body (if it has one): the lowering
+// emits `__syncthreads(); tcgen05.dealloc` after all role bodies of a
+// kernel that holds TMEM (lowering/emit_kernel.cpp), so no thread of such a
+// CTA exits before every thread of it is done; a warp without a role goes
+// straight to that barrier. Elsewhere a thread exits at the end of its role
+// body, a warp without a role at once. The model checker reads the same
+// fact for the cluster barrier (barrier.cluster waits for every non-exited
+// thread of the cluster: encoder/system.cpp, docs/semantics.md "Clusters").
+inline bool kernelEndsWithBlockBarrier(const Schedule& s) { return kernelUsesTmem(s); }
+
+}  // namespace cake::ir

@@ -521,6 +521,9 @@ void Emitter::emitKernel() {
     }
     first = false;
   }
+  // (a warp without a role comes straight here, and no thread of the CTA
+  // exits before all arrive: ir::kernelEndsWithBlockBarrier, which the
+  // model checker's cluster barrier reads too)
   if (plan_.usesTmem_) {
     comment("every role is done with TMEM: warp 0 frees it");
     line("cake_tc_fence_before();");

@@ -6,6 +6,7 @@
 
 #include "ir/smem_layout.h"
 #include "ir/target.h"
+#include "ir/tmem.h"
 #include "lowering/lower_internal.h"
 
 namespace cake::lowering::detail {
@@ -456,7 +457,6 @@ void PlanBuilder::planMmas() {
           return fail(ir::Rule::LowerLayout, fmt::format("tcgen05.mma N = {} (a multiple of {} up to 256)", tb.R,
                                                   ta.R == 64 ? 8 : 16));
         if (K % p.kstep) return fail(ir::Rule::LowerLayout, fmt::format("tcgen05.mma K = {} is not a multiple of {}", K, p.kstep));
-        usesTmem_ = true;
         mma_[&op] = p;
         return;
       }
@@ -937,6 +937,10 @@ bool PlanBuilder::build() {
         error(ir::Rule::LowerUnsupported, a.range,
               fmt::format("the specialised values violate lm.assume({})", pyText(a.cond)));
   if (failed()) return false;
+  // (the same fact tells the model checker how this kernel's threads end:
+  // ir::kernelEndsWithBlockBarrier, the trailing __syncthreads of the
+  // TMEM dealloc)
+  usesTmem_ = ir::kernelUsesTmem(s_);
   assignNames();
   viewBlock_.assign(s_.views.size(), 0);
   analyzeParams();

@@ -98,7 +98,6 @@ void PlanBuilder::checkOps() {
             if (!((dk == K::Tmem && sk == K::Regs) || (dk == K::Regs && sk == K::Tmem)))
               return unsupported("a TMEM copy that is not TMEM <-> regs (tcgen05.ld / tcgen05.st)");
             if (target_ != ir::Target::SM100a) return unsupported("a TMEM copy (sm_100a)");
-            usesTmem_ = true;
             break;
           }
           if (dk == K::Param && sk == K::Param) return unsupported("a copy between two tensors");
@@ -113,7 +112,6 @@ void PlanBuilder::checkOps() {
         case OpKind::TmemLoadWait:
         case OpKind::TmemStoreWait:
           if (target_ != ir::Target::SM100a) return unsupported("lm." + std::string(ir::opName(op.kind)) + " (sm_100a)");
-          usesTmem_ = usesTmem_ || op.kind == OpKind::TmemLoad || op.kind == OpKind::TmemStore;
           break;
         case OpKind::GridDepWait:
         case OpKind::LaunchDependents:

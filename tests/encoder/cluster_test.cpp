@@ -100,11 +100,16 @@ TEST(Cluster, ReleaseInOwnCtaOnlyRacesOnThePeer) {
   EXPECT_TRUE(hasRule(r, "sync.race")) << rules(r);
 }
 
-TEST(Cluster, RoleWithoutTheClusterBarrierDeadlocks) {
-  // the model's cluster barrier expects every role of every CTA
+TEST(Cluster, RoleWithoutTheTrailingClusterBarrierLeavesIt) {
+  // barrier.cluster waits for the non-exited threads only (docs/semantics.md
+  // "Clusters", session 50): the math warps leave after their last remote
+  // arrive, the loaders' trailing barrier completes once both have exited.
+  // Before, the model counted every role here and reported sync.deadlock.
   std::string t = replace(kCluster, "cta=1)\n        lm.cluster_sync()\n", "cta=1)\n");
-  auto r = exploreCluster(t, 1);
-  EXPECT_TRUE(hasRule(r, "sync.deadlock")) << rules(r);
+  for (int64_t k : {1, 2}) {
+    auto r = exploreCluster(t, k);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Pass) << "K=" << k << ": " << rules(r);
+  }
 }
 
 TEST(Cluster, ArriveOnARankOutsideTheClusterIsRefused) {

@@ -12,6 +12,7 @@
 #include "tests/common/text_edit.h"
 #include "ir/frontend.h"
 #include "ir/target.h"
+#include "ir/tmem.h"
 #include "lowering/lower.h"
 #include "tests/common/corpus_files.h"
 
@@ -480,6 +481,29 @@ TEST(Lowering, Sm80Multistage) {
   EXPECT_LT(s.find("zeroed once here"), s.find("int cake_kb_k = 0;"));
   EXPECT_FALSE(contains(s, "if ((k == 0))"));
   EXPECT_TRUE(contains(s, "; init= zeroed before the loop"));
+}
+
+// The model checker's cluster barrier reads how the lowered kernel's threads
+// end from ir::kernelEndsWithBlockBarrier (a warp without a role waits at
+// the closing __syncthreads() of a TMEM kernel, exits at once elsewhere):
+// the lowering must emit that barrier exactly where the fact says so.
+TEST(Lowering, ClosingBlockBarrierIsTheFactTheModelReads) {
+  const std::pair<const char*, bool> cases[] = {
+      {"corpus/gemm/sm100_tcgen05_ws.cake", true},
+      {"corpus/bugs/sync.cluster-exit/sglang_tgv_2cta_gemm_no_trailing_cluster_sync_fixed.cake", true},
+      {"corpus/bugs/sync.cluster-exit/sm90_multicast_no_final_cluster_sync_fixed.cake", false},
+      {kSm90Gemm, false},
+  };
+  for (const auto& [rel, ends] : cases) {
+    auto m = compileFile(rel);
+    ASSERT_FALSE(m.schedules.empty()) << rel;
+    EXPECT_EQ(ir::kernelEndsWithBlockBarrier(m.schedules[0]), ends) << rel;
+    auto r = lowering::lowerToCuda(m.schedules[0], {});
+    ASSERT_TRUE(r.ok) << rel << "\n" << findingsText(r);
+    const size_t done = r.source.find("every role is done with TMEM");
+    EXPECT_EQ(done != std::string::npos, ends) << rel;
+    if (done != std::string::npos) EXPECT_NE(r.source.find("__syncthreads();", done), std::string::npos) << rel;
+  }
 }
 
 TEST(Lowering, Sm100Tcgen05Gemm) {

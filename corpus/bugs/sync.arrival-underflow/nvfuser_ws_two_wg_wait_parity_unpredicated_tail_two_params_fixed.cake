@@ -1,10 +1,12 @@
 # FIXED: nvfuser_ws_two_wg_wait_parity_unpredicated_tail_two_params.cake
 # with NVIDIA/Fuser PR #4524's predicate on the compute warp groups' wait.
-# Checked, not proved: the guard reads n_stages, a parameter besides the
-# trip count n_iters that the facts leave unbounded (docs/known-limits.md
-# "A tail guard on a second parameter is checked, not proved").  Before
-# session 49 its bounded check was *unknown*: a jointly solved covering
-# value took n_iters = 1037 (docs/known-limits.md, same section).
+# Proved since session 50: from i = lm.cdiv(n_stages, 2) on the guards
+# turn every operation off, so the loops are read cut there (docs/z3.md
+# "A loop's dead tail cut at a guard's threshold"); before, the guard's
+# second parameter n_stages left it checked, not proved.  Before session 49
+# its bounded check was *unknown*: a jointly solved covering value took
+# n_iters = 1037 (docs/known-limits.md "A tied goal's value placed far
+# from the base").
 # expect: pass
 @cake.schedule(target="sm_90a")
 def nvfuser_ws_two_wg_wait_parity_unpredicated_tail_two_params_fixed(lm, X: LM.tma2d, Out: LM.gmem, n_stages: LM.i32, n_iters: LM.i32):

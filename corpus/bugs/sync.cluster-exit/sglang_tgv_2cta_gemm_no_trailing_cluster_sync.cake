@@ -38,6 +38,7 @@ def sglang_tgv_2cta_gemm_no_trailing_cluster_sync(lm, A: LM.tma2d, B: LM.tma2d, 
     load = lm.role(warps=[0])
     mma  = lm.role(warps=[1])
     epi  = lm.role(warps=[4, 5, 6, 7])
+    rest = lm.role(warps=[2, 3])       # the CTA's other warps: they run the cluster barriers only
 
     pipe       = lm.pipeline(stages=2)
     full       = lm.barrier(prod=[load], cons=[mma], init_count=1, pipeline=pipe)
@@ -77,3 +78,8 @@ def sglang_tgv_2cta_gemm_no_trailing_cluster_sync(lm, A: LM.tma2d, B: LM.tma2d, 
         lm.wait(acc_full, stage=0)
         lm.copy(out, acc)
         lm.copy(C, out, coords=(m0, n0))
+    with rest:
+        # every thread of the real kernel runs its cluster barriers (in the lowered
+        # kernel a warp without a role would wait at the TMEM dealloc's
+        # __syncthreads() and never arrive at barrier.cluster: a hang)
+        lm.cluster_sync()

@@ -35,6 +35,7 @@ def deepgemm_fp4_mega_moe_pdl_no_wait_fixed(lm, X: LM.tma2d, W: LM.tma2d, Y: LM.
     load = lm.role(warps=[0])
     mma  = lm.role(warps=[1])
     epi  = lm.role(warps=[4, 5, 6, 7])
+    rest = lm.role(warps=[2, 3])       # the CTA's other warps: they run the cluster barriers only
 
     full     = lm.barrier(count=2, prod=[load], cons=[mma], init_count=1)
     empty    = lm.barrier(count=2, prod=[mma], cons=[load], init_count=2)
@@ -72,4 +73,10 @@ def deepgemm_fp4_mega_moe_pdl_no_wait_fixed(lm, X: LM.tma2d, W: LM.tma2d, Y: LM.
         lm.wait(acc_full, stage=0)
         lm.copy(out, acc)
         lm.copy(Y, out, coords=(m0, 0))
+        lm.cluster_sync()
+    with rest:
+        # every thread of the real kernel runs its cluster barriers (in the lowered
+        # kernel a warp without a role would wait at the TMEM dealloc's
+        # __syncthreads() and never arrive at barrier.cluster: a hang)
+        lm.cluster_sync()
         lm.cluster_sync()

@@ -41,6 +41,7 @@ def fbtriton_autows_2cta_rendezvous_single_barrier(lm, A: LM.tma2d, B: LM.tma2d,
     load = lm.role(warps=[0])
     mma  = lm.role(warps=[1])
     epi  = lm.role(warps=[4, 5, 6, 7])
+    rest = lm.role(warps=[2, 3])       # the CTA's other warps: they run the cluster barriers only
 
     full  = lm.barrier(count=3, prod=[load], cons=[mma], init_count=1)
     empty = lm.barrier(count=3, prod=[mma], cons=[load], init_count=1)
@@ -82,4 +83,10 @@ def fbtriton_autows_2cta_rendezvous_single_barrier(lm, A: LM.tma2d, B: LM.tma2d,
             lm.wait(acc_full, stage=0)
             lm.copy(out, acc)
             lm.copy(C, out, coords=(256 * lm.block_idx(0), 0))
+        lm.cluster_sync()
+    with rest:
+        # every thread of the real kernel runs its cluster barriers (in the lowered
+        # kernel a warp without a role would wait at the TMEM dealloc's
+        # __syncthreads() and never arrive at barrier.cluster: a hang)
+        lm.cluster_sync()
         lm.cluster_sync()
