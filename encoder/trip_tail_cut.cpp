@@ -183,6 +183,16 @@ class TailCutter {
     }
   }
 
+  // `e` evaluates (no 64-bit overflow, no zero divisor) wherever `premises`
+  // hold. A premise is a fact only where it is defined (the prover reads
+  // it as "defined and true"), so an undefined condition or bound inside
+  // the tail would drop from the question the very bindings where the
+  // builder cannot evaluate it: the copy, which never builds the tail,
+  // would then prove a schedule whose systems do not build (sound51).
+  bool definedUnder(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises) {
+    return holds_(xb::lor(e, xb::lnot(e)), premises);
+  }
+
   // Every operation of `block` lies under an `if` branch not taken where
   // `premises` hold (the loops inside read with their ranges).
   bool deadUnder(const ir::Block& block, std::vector<ir::ExprPtr>& premises) {
@@ -192,6 +202,8 @@ class TailCutter {
         case ir::Stmt::Kind::For: {
           if (bound_.count(st.loop_var)) return false;
           const std::vector<ir::ExprPtr> r = rangeOf(st);
+          for (const ir::ExprPtr& bound : r)
+            if (!definedUnder(bound, premises)) return false;
           premises.insert(premises.end(), r.begin(), r.end());
           bound_.insert(st.loop_var);
           const bool dead = deadUnder(st.body, premises);
@@ -213,6 +225,7 @@ class TailCutter {
   // The branch taken where `taken` holds builds nothing under `premises`.
   bool branchDead(const ir::Block& branch, const ir::ExprPtr& taken, std::vector<ir::ExprPtr>& premises) {
     if (holds_(xb::lnot(taken), premises)) return true;
+    if (!definedUnder(taken, premises)) return false;
     premises.push_back(taken);
     const bool dead = deadUnder(branch, premises);
     premises.pop_back();
