@@ -54,7 +54,7 @@ def released_in(cond):
 
 
 def left():
-    base = raw_string("tests/encoder/trip_left_read_test.cpp", "kSAhead")
+    base = raw_string("tests/encoder/s_ahead_kernel.h", "kSAhead")
     NEXT_Q = "                    lm.mma(tmem_s, smem_q[0], smem_k[it + 1], init=True)\n"
     REL = "            lm.mma_commit(barrier=q_empty, iter=t)\n"
     IF = "                if j + 1 < n_blocks:\n"
