@@ -35,7 +35,8 @@ SOUND51_MATCH=regex pick what runs. Bases (run from the repository root):
 * cluster (two50's clusterExitsMatter, cluster50's kernelEndsWithBlockBarrier):
   two roles of a 2-CTA cluster syncing unequally, with data handed over
   only by an exit-completed generation, a role that waits at a second
-  barrier, role-less warps, TMEM kernels.
+  barrier, role-less warps (past the roles or in a gap between them), TMEM
+  kernels.
 * between (sound50's monotone between-runs rule and summed stepping terms):
   a slice whose column offset is a monotone step of P, one step value
   reading bytes no one wrote; cover47's row read one float past the stores
@@ -243,6 +244,9 @@ def cluster():
         ("good", "sync_under_loop_written_before", cluster_pair("        for i in lm.range(0, 2):\n    " + SYNC + READ, WRITE + SYNC)),
         ("bad", "roleless_warps_tmem", cluster_pair(SYNC + READ, WRITE + SYNC, warps=3, tmem=True)),
         ("bad", "unequal_tmem", cluster_pair(SYNC + SYNC + READ, WRITE + SYNC, tmem=True)),
+        ("bad", "gap_warp_tmem", cluster_pair(WRITE + SYNC, SYNC + READ, tmem=True)
+         .replace("    b    = lm.role(warps=[1])", "    b    = lm.role(warps=[2])")),
+        ("good", "no_gap_tmem", cluster_pair(WRITE + SYNC, SYNC + READ, tmem=True)),
         ("good", "roleless_warps_no_tmem", cluster_pair(SYNC + SYNC + READ, WRITE + SYNC + SYNC, warps=3)),
     ]
 
