@@ -341,6 +341,7 @@ class Builder {
   ir::EvalEnv env_;
   int proc_ = -1;
   ProcState* ps_ = nullptr;
+  std::map<std::string, int64_t> regs_state_ids_;  // regsStateId
   std::vector<std::pair<int, int64_t>> loops_;
   std::vector<int64_t> iter_serials_;  // per entry of loops_: a number unique to that iteration
   int64_t next_iter_serial_ = 0;
@@ -852,8 +853,58 @@ class Builder {
     in.loops = loops_;
     if (!loops_.empty()) in.iteration = loops_.back().second;
     if (st.op.sel.mode == SlotSel::Mode::Iter) in.iteration = eval(st.op.sel.index, "iter=");
+    if (sem_.regs_digests) {
+      sys_.regs_digests.resize(sys_.procs.size());
+      sys_.regs_digests[proc_].push_back(regsStateId());
+    }
     proc().program.push_back(std::move(in));
     return proc().program.back();
+  }
+
+  // The process's register bookkeeping as one number per distinct state of
+  // this build (BuildSemantics::regs_digests): every field the register
+  // hazards read or change, written out in full; only the program indices
+  // kept for messages (regs_stored_at, regs_product_at's values) are left
+  // out, and of regs_product_at only which fragments hold a product counts
+  // (unreadProducts reads no more). Equal numbers are equal states.
+  int64_t regsStateId() {
+    std::string key;
+    auto put = [&](int64_t v) { key += std::to_string(v) + ','; };
+    auto putSet = [&](const ElementSet& e) {
+      for (const auto& [lo, hi] : e.intervals()) put(lo), put(hi);
+      key += ';';
+    };
+    const ProcState& ps = *ps_;
+    for (const auto& [r, e] : ps.regs_written) put(r), putSet(e);
+    key += '|';
+    for (int r : ps.regs_skipped) put(r);
+    key += '|';
+    for (const auto& [r, e] : ps.regs_stored) put(r), putSet(e);
+    key += '|';
+    for (const auto& [into, from] : ps.regs_copies) {
+      put(into);
+      for (const auto& [r, e] : from) put(r), putSet(e);
+      key += '/';
+    }
+    key += '|';
+    for (const auto& [r, loops] : ps.regs_stored_loops) {
+      put(r);
+      for (const ir::Stmt* l : loops) key += fmt::format("{},", static_cast<const void*>(l));
+    }
+    key += '|';
+    for (const auto& [r, e] : ps.regs_unread) put(r), putSet(e);
+    key += '|';
+    for (const auto& [r, at] : ps.regs_product_at) put(r);
+    key += '|';
+    for (const auto& [r, ivs] : ps.regs_product_elements) {
+      put(r);
+      for (const auto& [lo, hi] : ivs) put(lo), put(hi);
+    }
+    key += '|';
+    for (int r : ps.regs_moved_out) put(r);
+    key += '|';
+    for (int r : ps.regs_refilled) put(r);
+    return regs_state_ids_.try_emplace(std::move(key), static_cast<int64_t>(regs_state_ids_.size())).first->second;
   }
 
   // ------------------------------------------------------------ barrier slots

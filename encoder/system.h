@@ -313,6 +313,14 @@ struct System {
   std::vector<ReplacedUse> replace_uses;
   // Every expression evaluated inside a loop the replaced expression bounds.
   std::vector<const ir::Expr*> replace_loop_exprs;
+  // Only with BuildSemantics::regs_digests: per process, per instruction,
+  // a number naming (exactly: one per distinct state of the build) the
+  // process's register bookkeeping (the elements written,
+  // stored out, holding an unread product, the copy links...) just before
+  // the instruction, leaving out only the program indices that messages
+  // name. Two equal digests: the same register hazard verdicts for every
+  // continuation of the same ops (the state is all they read).
+  std::vector<std::vector<int64_t>> regs_digests;
 
   int slotOf(int barrier, int64_t slot, int cta = 0) const {
     return cta * slots_per_cta + barrier_base[barrier] + static_cast<int>(slot);

@@ -51,6 +51,12 @@ struct BuildSemantics {
   // values (loop_coords.h), are placed with their loop term at 0 (docs/z3.md
   // "A global tensor's rows per loop iteration").
   bool translate_loop_coords = false;
+  // A proof's build of true runs (trip_proof.cpp regsDecidedByTrueRuns):
+  // each instruction records a digest of its process's register state just
+  // before it (System::regs_digests), all the builder keeps to decide the
+  // register hazards at later ops (docs/z3.md "Register hazards decided by
+  // true runs").
+  bool regs_digests = false;
 };
 
 struct ReplacedEmptyLoops;  // empty_loop_sizes.h

@@ -29,6 +29,8 @@ ScopedProofSemantics::~ScopedProofSemantics() {
 const BuildSemantics& proofSemantics() { return proof_semantics; }
 ScopedReadCaps::ScopedReadCaps(bool caps) : prev_(std::exchange(proof_semantics.cap_read_generations, caps)) {}
 ScopedReadCaps::~ScopedReadCaps() { proof_semantics.cap_read_generations = prev_; }
+ScopedRegsDigests::ScopedRegsDigests() : prev_(std::exchange(proof_semantics.regs_digests, true)) {}
+ScopedRegsDigests::~ScopedRegsDigests() { proof_semantics.regs_digests = prev_; }
 
 namespace {
 std::optional<System> buildWithSizes(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,

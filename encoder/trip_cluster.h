@@ -68,6 +68,20 @@ class ScopedReadCaps {
   bool prev_;
 };
 
+// Builds that record their register states (BuildSemantics::regs_digests)
+// for its lifetime, the rest of this thread's proof semantics kept
+// (trip_proof.cpp regsDecidedByTrueRuns).
+class ScopedRegsDigests {
+ public:
+  ScopedRegsDigests();
+  ~ScopedRegsDigests();
+  ScopedRegsDigests(const ScopedRegsDigests&) = delete;
+  ScopedRegsDigests& operator=(const ScopedRegsDigests&) = delete;
+
+ private:
+  bool prev_;
+};
+
 // Whether the CTAs of a modelled cluster share nothing but the cluster
 // barrier (docs/z3.md "Independent CTAs"): every instruction of a process
 // of CTA c names only CTA c's mbarrier slots, CTA c's named barriers (or

@@ -13854,6 +13854,208 @@ void checkConsecutiveTileHazards(const ir::Schedule& s, const Binding& binding, 
                                p.name, in.regs_hazard.rule(), tiles, Wg));
 }
 
+// ================================================================ register hazards decided by true runs
+//
+// docs/z3.md "Register hazards decided by true runs" (helper fp8_51,
+// session 51). Where checkRegsPathIndependent refuses in a residue case of
+// `k % q` (TileLoops::len_modulus: CUTLASS's FP8 promotion interval,
+// `init=(k % 4 == 0)` and `if (k + 1) % 4 == 0:` around the promotion,
+// read there through the tile's ring start), the grid's register marks
+// need not be a run's own. The register hazards are then decided on the
+// true programs instead, each of which must carry none (a register mark the
+// exploration meets in the grid is no finding either way: unknown).
+// Register marks decide nothing else (an MMA's accesses do not depend on
+// its init=), so the exploration still decides every other rule.
+//
+// Why finitely many true runs decide every binding: the register hazards
+// are decided per process, in program order, by the builder's register
+// bookkeeping alone (System::regs_digests names it exactly), and the
+// register text of tile t's K iteration k (the ops naming a fragment: their
+// init=, elements and slots, the conditions and loop bounds around them) is
+// checked to read k, t and E_B only modulo q (regsTextPeriodic). So where
+// the state at iteration k0 of every tile equals the state at k0 + q (k0 + q
+// below the tile's end), a tile q iterations longer repeats those q
+// iterations with the same states and verdicts and ends in the same state;
+// by induction over the tiles and over n, every length L + n * q behaves
+// as L. Where the state at the start of tile t0 + q equals that at tile t0,
+// every later tile repeats tile t - q. Tile counts below the run's are its
+// prefixes (no op after a tile loop names a fragment).
+
+// The expressions that decide what a tile does to its register fragments:
+// each register op's init=, elements and slots, and the conditions and
+// bounds of the ifs and loops around it inside the tile loop (the K loop's
+// bounds aside). nullopt: an op after a tile loop names a fragment.
+std::optional<std::vector<ir::ExprPtr>> tileRegisterText(const ir::Schedule& s, const TileLoops& tl) {
+  std::vector<ir::ExprPtr> out;
+  bool after_tiles = false, tiles_seen = false;
+  std::function<void(const ir::Block&, bool, const std::vector<ir::ExprPtr>&)> walk =
+      [&](const ir::Block& b, bool in_tile, const std::vector<ir::ExprPtr>& around) {
+        for (const ir::Stmt& st : b) {
+          if (st.kind == ir::Stmt::Kind::Op) {
+            if (regsNamed(st.op).empty()) continue;
+            if (!in_tile) {
+              after_tiles |= tiles_seen;
+              continue;
+            }
+            out.insert(out.end(), around.begin(), around.end());
+            if (st.op.kind == ir::OpKind::Mma) out.push_back(st.op.init);
+            for (const ir::BufferRef* r : {&st.op.dst, &st.op.src, &st.op.src2}) {
+              if (r->kind != ir::BufferRef::Kind::Regs) continue;
+              out.push_back(r->slot);
+              for (const auto& sl : r->slices) out.insert(out.end(), {sl.lo, sl.hi});
+            }
+            continue;
+          }
+          const bool loop = st.kind == ir::Stmt::Kind::For;
+          const bool tile = loop && tl.tile_vars.count(st.loop_var) > 0;
+          const bool k = loop && tl.k_vars.count(st.loop_var) > 0;
+          std::vector<ir::ExprPtr> inner = around;
+          if (in_tile && !loop) inner.push_back(st.cond);
+          if (in_tile && loop && !k) inner.insert(inner.end(), {st.lo, st.hi, st.step});
+          walk(st.body, in_tile || tile, inner);
+          walk(st.orelse, in_tile || tile, inner);
+          tiles_seen |= tile;
+        }
+      };
+  for (const ir::RoleBody& body : s.bodies) {
+    tiles_seen = false;
+    walk(body.body, false, {});
+  }
+  if (after_tiles) return std::nullopt;
+  std::erase_if(out, [](const ir::ExprPtr& e) { return !e; });
+  return out;
+}
+
+bool polynomialIn(const ir::Expr& e, int var);
+
+// Whether e reads loop variable `var` only inside `a % m` with a constant
+// m > 0 dividing q and `a` a polynomial in it (sums, differences,
+// negations, products with terms free of it): then e(var + q) == e(var) for
+// every value, since a(var + q) - a(var) is a multiple of q, hence of m
+// (the argument of kResidueCases).
+bool readsOnlyModulo(const ir::Expr& e, int var, int64_t q) {
+  using K = ir::ExprKind;
+  if (!mentionsLoopVar(e, {var})) return true;
+  if (e.kind == K::Mod && e.args.size() == 2 && e.args[0] && e.args[1]) {
+    const std::optional<int64_t> m = ir::constValue(e.args[1]);
+    if (m && *m > 0 && q % *m == 0 && polynomialIn(*e.args[0], var)) return true;
+  }
+  if (e.kind == K::LoopVar) return false;
+  return std::all_of(e.args.begin(), e.args.end(), [&](const ir::ExprPtr& a) { return !a || readsOnlyModulo(*a, var, q); });
+}
+
+// Whether every expression of the tile's register text reads the tile and
+// K loops' variables and E_B only modulo q (readsOnlyModulo, E_B read as a
+// symbol of its own), and reads no tile count. Else the reason.
+std::optional<std::string> regsTextNotPeriodic(const ir::Schedule& s, const TileLoops& tl, int64_t q) {
+  const std::optional<std::vector<ir::ExprPtr>> text = tileRegisterText(s, tl);
+  if (!text) return "an op after the tile loop names a register fragment";
+  const int inner = kFreshSymbol + 21;
+  const ir::ExprPtr E = symbolNode(ir::ExprKind::LoopVar, inner);
+  std::vector<std::pair<int, std::string>> vars = {{inner, ir::exprToString(*tl.inner, s)}};
+  for (int v : tl.tile_vars) vars.emplace_back(v, "the tile loop's variable");
+  for (int v : tl.k_vars) vars.emplace_back(v, "the K loop's variable");
+  for (const ir::ExprPtr& e : *text) {
+    if (tl.tiles && containsExpr(*e, *tl.tiles)) return fmt::format("{} reads the tile count", ir::exprToString(*e, s));
+    const ir::ExprPtr x = substitute(e, *tl.inner, E);
+    for (const auto& [v, name] : vars)
+      if (!readsOnlyModulo(*x, v, q))
+        return fmt::format("{} reads {} otherwise than modulo {}", ir::exprToString(*e, s), name, q);
+  }
+  return std::nullopt;
+}
+
+// Per process: the register state (System::regs_digests) at the first
+// instruction of each tile and of each K iteration of a true run of Wt
+// tiles of L iterations. A process that names no fragment keeps one state
+// throughout and is left out (nullopt); one with register states but a
+// tile or K iteration that emits no instruction is refused (its state
+// there is not read off).
+struct TrueRunStates {
+  std::vector<int64_t> tile;                    // [t]
+  std::vector<std::vector<int64_t>> iteration;  // [t][k]
+};
+std::optional<TrueRunStates> trueRunStates(const System& run, size_t p, const TileLoops& tl, int64_t Wt, int64_t L) {
+  const std::vector<int64_t>& states = run.regs_digests.at(p);
+  const std::vector<Instr>& prog = run.procs[p].program;
+  if (std::all_of(states.begin(), states.end(), [&](int64_t x) { return x == states.front(); })) return std::nullopt;
+  TrueRunStates out;
+  out.tile.assign(Wt, -1);
+  out.iteration.assign(Wt, std::vector<int64_t>(L, -1));
+  for (size_t pc = 0; pc < prog.size(); ++pc) {
+    int64_t t = -1, k = -1;
+    for (const auto& [var, value] : prog[pc].loops) {
+      if (tl.tile_vars.count(var)) t = value;
+      if (tl.k_vars.count(var)) k = value;
+    }
+    if (t < 0 || t >= Wt) continue;
+    if (out.tile[t] < 0) out.tile[t] = states[pc];
+    if (k >= 0 && k < L && out.iteration[t][k] < 0) out.iteration[t][k] = states[pc];
+  }
+  for (int64_t t = 0; t < Wt; ++t)
+    if (out.tile[t] < 0 || std::count(out.iteration[t].begin(), out.iteration[t].end(), -1) > 0)
+      throw Fail(fmt::format("{} runs a tile or K iteration of no instruction in the true run of {} tiles of {} "
+                             "iterations (its register state there is not read off)",
+                             run.procs[p].name, Wt, L));
+  return out;
+}
+
+// Whether every tile of the run repeats its register states q iterations
+// on, from some k0 with k0 + q below the tile's end.
+bool everyTileRepeats(const TrueRunStates& st, int64_t q) {
+  return std::all_of(st.iteration.begin(), st.iteration.end(), [&](const std::vector<int64_t>& it) {
+    for (size_t k0 = 0; k0 + q < it.size(); ++k0)
+      if (it[k0] == it[k0 + q]) return true;
+    return false;
+  });
+}
+
+// Whether the tiles' register states repeat with period q from some t0.
+bool tilesRepeat(const TrueRunStates& st, int64_t q) {
+  for (size_t t0 = 0; t0 + q < st.tile.size(); ++t0)
+    if (st.tile[t0] == st.tile[t0 + q]) return true;
+  return false;
+}
+
+// Decides the register hazards on the true runs (the argument above): the
+// tile lengths of this residue case from the least, one by one, each a true
+// run of Wt tiles that must carry no register mark and repeat its tiles,
+// until one whose every tile also repeats its K iterations (every longer
+// length behaves as one of these). Else unknown.
+std::string regsDecidedByTrueRuns(const ir::Schedule& s, const Binding& binding, ir::Target target,
+                                  const TileLoops& tl, int64_t least, int64_t q) {
+  const int64_t Wt = 3 * q + 2, cap = 8 * q + least;
+  const trip::ScopedRegsDigests digests;
+  int64_t L = std::max<int64_t>(least, 1);
+  while (L % q != tl.len_residue) ++L;
+  for (; L <= cap; L += q) {
+    const System run = buildGrid(s, binding, target, tl, Wt, L, TileCountRead::NotLast, nullptr, 0, 0, 0, nullptr,
+                                 /*consecutive=*/true, -1, nullptr, nullptr, /*consecutive_true_tails=*/true);
+    bool pumps = true;
+    for (size_t p = 0; p < run.procs.size(); ++p) {
+      for (const Instr& in : run.procs[p].program)
+        if (in.regs_hazard.regs_space >= 0)
+          throw Fail(fmt::format("{} meets {} in the true run of {} tiles of {} iterations each (register hazards "
+                                 "decided by true runs)",
+                                 run.procs[p].name, in.regs_hazard.rule(), Wt, L));
+      if (p >= run.regs_digests.size()) continue;
+      const std::optional<TrueRunStates> st = trueRunStates(run, p, tl, Wt, L);
+      if (!st) continue;
+      if (!tilesRepeat(*st, q))
+        throw Fail(fmt::format("{}'s register state does not repeat with the tiles in the true run of {} tiles of {} "
+                               "iterations",
+                               run.procs[p].name, Wt, L));
+      pumps &= everyTileRepeats(*st, q);
+    }
+    if (pumps)
+      return fmt::format("register hazards decided by true runs of {} tiles of {}..{} iterations ({} modulo {})",
+                         Wt, std::max<int64_t>(least, 1), L, tl.len_residue, q);
+  }
+  throw Fail(fmt::format("the register state of a tile does not repeat its K iterations in the true runs of up to {} "
+                         "iterations (not covered by the persistent-kernel proof: the bounded check decides)",
+                         cap));
+}
+
 // A copy near a tile's end that leaves out an MMA with an access in TMEM
 // (PGrid::tail_tmem; docs/z3.md "An MMA into TMEM left out near a tile's
 // end"): the builder derives nothing from a TMEM access for later
@@ -15038,7 +15240,17 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   const Limits limits = solverLimits(opts, budget);
   bool first = false;  // a first K iteration of its own (firstIterations)
   int last = 0;        // the depth of the last K iterations of their own (tailIterations)
-  checkRegsPathIndependent(s, tl, limits);
+  // (refused there in a residue case of `k % q`: the true runs decide the
+  // register hazards instead, regsDecidedByTrueRuns, below)
+  std::optional<std::string> regs_refused;
+  try {
+    checkRegsPathIndependent(s, tl, limits);
+  } catch (const Fail& f) {
+    if (tl.len_modulus <= 1) throw;
+    if (auto why = regsTextNotPeriodic(s, tl, tl.len_modulus))
+      throw Fail(fmt::format("{}; the register text is not decided by true runs: {}", f.what(), *why));
+    regs_refused = f.what();
+  }
   if (opts.consecutive_tile_run && g.fixed_tiles < 0 && tmemDependsOnTile(s, tl))
     for (int64_t len : {g.min_len, Wg})
       if (len >= 1) checkConsecutiveTileHazards(s, binding, target, tl, Wt, len);
@@ -15095,6 +15307,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   }
   ringStartReadsOncePerRun(g);
   refuseShortTilesThatNeverShift(g);
+  const std::string regs_runs =
+      regs_refused ? "; " + regsDecidedByTrueRuns(s, binding, target, tl, g.min_len, tl.len_modulus) : "";
   g.merge_tails = opts.merge_post_tails;
   g.ordinal_commits = opts.ordinal_commits_from_work == 0 ||
                       (budget.work() > 0 && budget.work() >= opts.ordinal_commits_from_work);
@@ -15168,7 +15382,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                      g.len_multiple > 1 ? fmt::format(", tile lengths multiples of {} (the assumptions)", g.len_multiple)
                                         : "",
                      g.last_tile ? ", the last tile's part after the K loop its own" : "",
-                     g.slope ? ", K iterations compared where runs reach them (ring position >= tile)" : "");
+                     g.slope ? ", K iterations compared where runs reach them (ring position >= tile)" : "") +
+         regs_runs;
 }
 
 std::string provePersistent(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
@@ -15482,8 +15697,21 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
   const std::vector<ResidueCase> cases = kResidueCases(s, tl);
   if (cases.empty()) throw Fail(why);
   std::string first;
+  // A residue no allowed binding has (the lm.assume facts, a guard case's
+  // outcome among them: `k_tiles % 4 != 0` not taken) is the case of no
+  // run: skipped (its copy need not be the schedule anywhere).
+  const Limits limits = solverLimits(opts, budget);
+  BvProver prover(s, limits);
+  size_t ruled_out = 0;
   for (const ResidueCase& c : cases) {
     checkBudget(budget, fmt::format("with {}", c.text));
+    const ir::ExprPtr residue =
+        ir::makeExpr(ir::ExprKind::Eq, {ir::makeExpr(ir::ExprKind::Mod, {tl.inner, ir::makeConst(c.p)}),
+                                        ir::makeConst(c.r)});
+    if (!outcomesPossible(s, prover, residue, {}, limits)) {
+      ++ruled_out;
+      continue;
+    }
     auto ctl = findTileLoops(*c.s);
     if (!ctl) throw Fail(fmt::format("{}; with {}: the copy is no persistent kernel", why, c.text));
     ctl->len_modulus = c.p;
@@ -15495,9 +15723,12 @@ std::string proveResidueCases(const ir::Schedule& s, ir::Target target, const st
       throw Fail(fmt::format("{}; with {} (k % p read through the ring index): {}", why, c.text, g.what()));
     }
   }
-  return fmt::format("for each residue of the K loop's trip count ({}; {} cases), k % p read as (t * {} + k - t * r) "
+  if (first.empty()) first = "no case allowed";
+  return fmt::format("for each residue of the K loop's trip count ({}; {} cases{}), k % p read as (t * {} + k - t * r) "
                      "% p: {} (shown for the first)",
-                     cases.front().text, cases.size(), ir::exprToString(*tl.inner, s), first);
+                     cases.front().text, cases.size(),
+                     ruled_out ? fmt::format(", {} ruled out by the facts", ruled_out) : "",
+                     ir::exprToString(*tl.inner, s), first);
 }
 
 // `tl`: the trip loops of the one-loop argument (for a Met's binding);

@@ -12,10 +12,13 @@
 # Two consumer warpgroups of 64 rows; 128x128x128 FP8 tiles.
 # Persistent (the cooperative kernel's tile loop; GmmaFP8Accumulation is made
 # per tile, so the interval restarts with k at every tile while the stage
-# index runs on). Verdict: checked, not proved (docs/known-limits.md
-# "Per-tile residues of k in a persistent kernel": init=(k % 4 == 0));
-# the one-tile form gemm/sm90_fp8_promotion_interval.cake is proved.
-# Broken form: bugs/data.discarded-product/cutlass_sm90_fp8_no_residue_promotion.cake.
+# index runs on). Verdict: proved (docs/z3.md "Register hazards decided by
+# true runs": per residue of the k-block count modulo 4, the register
+# hazards decided on true runs); the one-tile form
+# gemm/sm90_fp8_promotion_interval.cake is proved too.
+# Broken forms: bugs/data.discarded-product/cutlass_sm90_fp8_no_residue_promotion.cake,
+# bugs/data.discarded-product/cutlass_sm90_fp8_promotion_guard_off_by_one.cake,
+# bugs/sync.race/cutlass_sm90_fp8_promotion_before_wgmma_wait.cake.
 # smem: A 4 x 16K + B 4 x 16K + C 4 x 16K = 192 KiB.
 # expect: pass
 @cake.schedule(target="sm_90a")
