@@ -31,15 +31,16 @@
 def arrayfire_flood_fill_barrier_or_no_trailing_barrier(lm, Out: LM.gmem, Img: LM.gmem, iters: LM.i32):
     pool = lm.smem(2560)
     lmem = pool.view(offset=0, shape=(18, 18), dtype=lm.f32)
-    pred = pool.view(offset=1408, shape=(1, 32), dtype=lm.f32, stages=8)
+    pred = pool.view(offset=1408, shape=(2, 16), dtype=lm.f32, stages=8)
     rows = lm.regs(shape=(2, 18), dtype=lm.f32)
     img  = lm.regs(shape=(2, 16), dtype=lm.f32)
     orig = lm.regs(shape=(2, 16), dtype=lm.f32)
     nb   = lm.regs(shape=(4, 18), dtype=lm.f32)
     cnt  = lm.regs(shape=(4, 1), dtype=lm.f32)
+    cmax = lm.regs(shape=(1, 1), dtype=lm.f32)
     cur  = lm.regs(shape=(2, 16), dtype=lm.f32)
-    p    = lm.regs(shape=(1, 32), dtype=lm.f32)
-    q    = lm.regs(shape=(1, 32), dtype=lm.f32)
+    p    = lm.regs(shape=(2, 16), dtype=lm.f32)
+    q    = lm.regs(shape=(2, 16), dtype=lm.f32)
     flag = lm.regs(shape=(1, 1), dtype=lm.f32)
 
     groups = lm.role(warps=[0, 1, 2, 3, 4, 5, 6, 7], group=1)
@@ -59,9 +60,9 @@ def arrayfire_flood_fill_barrier_or_no_trailing_barrier(lm, Out: LM.gmem, Img: L
             lm.copy(nb, lmem[0][2 * w:2 * w + 4, :])      # 3 x 3 neighbourhood
             lm.reduce(cnt, nb, op="max", axis=1)          # validNeighbors
             lm.copy(cur, lmem[0][2 * w + 1:2 * w + 3, 1:17])
-            lm.binary(cur, cur, cnt[1:3, :], op="max")
-            lm.copy(p, cur[0:1, :])
-            lm.binary(p, p, cur[1:2, :], op="max")
+            lm.reduce(cmax, cnt, op="max", axis=0)
+            lm.binary(cur, cur, cmax, op="max")           # outChanged
+            lm.copy(p, cur)
             lm.copy(pred[w], p)                           # predicates[tid] = outChanged  # expect-error: sync.race
             lm.sync(block)
             lm.binary(cur, cur, img, op="min")
@@ -95,7 +96,7 @@ def arrayfire_flood_fill_barrier_or_no_trailing_barrier(lm, Out: LM.gmem, Img: L
             lm.copy(flag, pred[0][0:1, 0:1])              # retVal = predicates[0]  # expect-error: sync.race
         lm.copy(cur, lmem[0][2 * w + 1:2 * w + 3, 1:17])  # newOutVal
         lm.binary(orig, orig, cur, op="sub")
-        lm.copy(p, orig[0:1, :])                          # brdrChngd
+        lm.copy(p, orig)                                  # brdrChngd
         lm.copy(pred[w], p)                               # predicates[tid] = brdrChngd  # expect-error: sync.race
         lm.sync(block)
         if w < 4:

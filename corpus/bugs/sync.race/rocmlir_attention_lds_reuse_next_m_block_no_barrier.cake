@@ -18,16 +18,16 @@
 # storing a quarter of an operand tile, and an LDS barrier a named barrier
 # over the role; the K tile of gemm0 fits one K step (head dim <= kPerBlock)
 # and the barrier between gemm0's reads and the V stores is the one the
-# kernel had.  Left out: the Q tile's LDS copy, the online-softmax
-# bookkeeping beyond a row max, the padding / causal masks.
+# kernel had; the Q tile sits in LDS of its own, stored once.  Left out:
+# the online-softmax bookkeeping beyond a row max, the padding / causal
+# masks.
 # expect: sync.race
 @cake.schedule(target="sm_80")
 def rocmlir_attention_lds_reuse_next_m_block_no_barrier(lm, Q: LM.gmem, K: LM.gmem, V: LM.gmem, O: LM.gmem, n_m: LM.i32):
-    pool = lm.smem(8192)
+    pool = lm.smem(16384)
     lds  = pool.view(offset=0, shape=(64, 64), dtype=lm.f16)
-    q    = lm.regs(shape=(16, 64), dtype=lm.f16)
+    qlds = pool.view(offset=8192, shape=(64, 64), dtype=lm.f16)
     part = lm.regs(shape=(16, 64), dtype=lm.f16)
-    tile = lm.regs(shape=(64, 64), dtype=lm.f16)
     s    = lm.regs(shape=(16, 64), dtype=lm.f32)
     mx   = lm.regs(shape=(16, 1), dtype=lm.f32)
     p    = lm.regs(shape=(16, 64), dtype=lm.f16)
@@ -38,14 +38,14 @@ def rocmlir_attention_lds_reuse_next_m_block_no_barrier(lm, Q: LM.gmem, K: LM.gm
 
     with waves:
         w = lm.instance()
-        lm.copy(q, Q, coords=(16 * w, 0))
+        lm.copy(part, Q, coords=(16 * w, 0))
+        lm.copy(qlds[0][16 * w:16 * w + 16, :], part)     # Q tile, stored once
         lm.fill(o, 0.0)
         for m in lm.range(0, n_m):
             lm.copy(part, K, coords=(64 * m + 16 * w, 0))
             lm.copy(lds[0][16 * w:16 * w + 16, :], part)  # gemm0 operand store  # expect-error: sync.race
             lm.sync(block)
-            lm.copy(tile, lds[0])                         # blockwise gemm0 from LDS
-            lm.mma(s, q, tile, init=True)
+            lm.mma(s, qlds[0][16 * w:16 * w + 16, :], lds[0], init=True)  # blockwise gemm0 from LDS
             lm.reduce(mx, s, op="max", axis=1)
             lm.binary(s, s, mx, op="sub")
             lm.unary(s, s, op="exp2")
@@ -54,6 +54,5 @@ def rocmlir_attention_lds_reuse_next_m_block_no_barrier(lm, Q: LM.gmem, K: LM.gm
             lm.copy(part, V, coords=(64 * m + 16 * w, 0))
             lm.copy(lds[0][16 * w:16 * w + 16, :], part)  # gemm1 V store
             lm.sync(block)
-            lm.copy(tile, lds[0])                         # blockwise gemm1 from LDS  # expect-error: sync.race
-            lm.mma(o, p, tile, init=False)
+            lm.mma(o, p, lds[0], init=False)              # blockwise gemm1 from LDS  # expect-error: sync.race
         lm.copy(O, o, coords=(16 * w, 0))
