@@ -309,6 +309,7 @@ class Builder {
     checkRereads();
     labelSharedLoadsByPhase();
     resolveReads();
+    returns_by_range_.clear();
     orderGridDependencies();
     sim::splitStridedAccesses(sys_);
     markTmemHazards(sys_, tmem_facts_);
@@ -349,6 +350,19 @@ class Builder {
   bool key_loop_free_ = false;         // key_iter_ is the loop around the operand (its index names none)
   int64_t key_iter_ = -1;              // the keying loop iteration of the operand being added (addRef)
   size_t in_instr_ = 0, in_acc_ = 0;  // the instruction (program index) and access being tagged
+  // A read's returns counted over each byte range it covers, keyed by
+  // (process, instruction, access); its gen_returns is their highest. A
+  // range its process seeded counts one fewer (docs/rules/data.stale-read.md
+  // "A value its reader seeds, in part"). Build-only, as gen_returns.
+  struct RangeReturns {
+    int64_t lo, hi, returns, returns_plain;
+  };
+  struct ReadRanges {
+    int view;
+    int64_t index, lo, hi;  // the read they were counted for
+    std::vector<RangeReturns> ranges;
+  };
+  std::map<std::tuple<int, size_t, size_t>, ReadRanges> returns_by_range_;
   // view writes, for the re-read check: (space, proc, lo, hi, bar_syncs at the write)
   struct MarkedWrite {
     int space, proc;
@@ -1389,6 +1403,7 @@ class Builder {
     it->second.bar_marker = ps_->bar_syncs;
     a.gen = meant.gen;
     a.gen_returns = meant.returns;
+    returns_by_range_[{proc_, in_instr_, in_acc_}] = {a.view, a.index, a.lo, a.hi, meant.by_range};
     a.own_since = std::move(it->second.own_ranges);
     it->second.own_ranges.clear();
     if (own != ps_->writes.end()) a.own_writes = own->second;
@@ -1410,7 +1425,30 @@ class Builder {
   // over its bounding range (more returns: what the whole index counted).
   struct BytesMeant {
     int64_t gen = 0, returns = 0, gen_plain = 0, returns_plain = 0;
+    std::vector<RangeReturns> by_range;
   };
+  // [lo, hi) cut where the process's own writes start or stop covering it:
+  // (lo, hi, seeded) per piece, seeded where its own writes cover every
+  // byte (a range read for the first time there holds its own initial
+  // value). One piece, not seeded, without own writes.
+  static std::vector<std::tuple<int64_t, int64_t, bool>> splitBySeed(const std::vector<Access::Written>* own_writes,
+                                                                     int64_t lo, int64_t hi) {
+    std::set<int64_t> cuts = {lo, hi};
+    if (own_writes)
+      for (const Access::Written& w : *own_writes) {
+        if (w.lo > lo && w.lo < hi) cuts.insert(w.lo);
+        if (w.hi > lo && w.hi < hi) cuts.insert(w.hi);
+      }
+    std::vector<std::tuple<int64_t, int64_t, bool>> pieces;
+    for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+      const bool seeded = own_writes && coveredBy(*own_writes, *it, *std::next(it));
+      if (!pieces.empty() && std::get<2>(pieces.back()) == seeded)
+        std::get<1>(pieces.back()) = *std::next(it);
+      else
+        pieces.emplace_back(*it, *std::next(it), seeded);
+    }
+    return pieces;
+  }
   static BytesMeant countReturns(ProcState::ReadEpoch& re, const Access& a, int64_t marker, bool reread,
                                  const std::vector<Access::Written>* own_writes) {
     // cut the ranges read so far at a's ends and fill its gaps with ranges
@@ -1418,8 +1456,10 @@ class Builder {
     std::vector<std::pair<ProcState::BytesRead, bool>> next;
     int64_t at = a.lo;
     auto first = [&](int64_t lo, int64_t hi) {
-      const int64_t init = own_writes && coveredBy(*own_writes, lo, hi) ? -1 : 0;
-      next.push_back({{lo, hi, marker, init, init, init, init}, true});
+      for (const auto& [plo, phi, seeded] : splitBySeed(own_writes, lo, hi)) {
+        const int64_t init = seeded ? -1 : 0;
+        next.push_back({{plo, phi, marker, init, init, init, init}, true});
+      }
     };
     for (const ProcState::BytesRead& r : re.bytes) {
       if (r.hi <= a.lo || r.lo >= a.hi) {
@@ -1464,6 +1504,7 @@ class Builder {
         m.returns = std::max(m.returns, r.returns);
         m.gen_plain = std::max(m.gen_plain, r.epoch_plain);
         m.returns_plain = std::max(m.returns_plain, r.returns_plain);
+        m.by_range.push_back({r.lo, r.hi, r.returns, r.returns_plain});
       }
       re.bytes.push_back(r);
     }
@@ -2307,6 +2348,8 @@ class Builder {
           Access& a = sys_.procs[p].program[e.instr].accesses[e.acc];
           a.gen = e.gen_plain;
           a.gen_returns = e.returns_plain;
+          if (auto r = returns_by_range_.find({static_cast<int>(p), e.instr, e.acc}); r != returns_by_range_.end())
+            for (RangeReturns& x : r->second.ranges) x.returns = x.returns_plain;
         }
       }
     read_events_.clear();
@@ -2478,6 +2521,7 @@ class Builder {
           } else if (const std::optional<int64_t> phase = latestWaitPhase(p, pc, fillSlot(x))) {
             x.gen = *phase;
             x.gen_returns = *phase;
+            returns_by_range_.erase({p, static_cast<size_t>(pc), static_cast<size_t>(&x - in.accesses.data())});
           }
         }
       }
@@ -2948,7 +2992,7 @@ class Builder {
     const int64_t lowest = std::min(bound, lowestLapOver(p, a, before ? *before : laps));
     if (meant > lowest && skippedLoopWrite(p, in, a)) return;  // means its returns
     a.gen = std::min(meant, bound);
-    if (in.kind == InstrKind::Generic) splitByWrittenLaps(p, a, meant, before ? *before : laps, pieces);
+    if (in.kind == InstrKind::Generic) splitByWrittenLaps(p, in, a, meant, before ? *before : laps, pieces);
   }
 
   // A write handed over in barrier order (docs/rules/data.stale-read.md,
@@ -3126,6 +3170,24 @@ class Builder {
   bool barrier_order_computed_ = false;
   std::optional<BarrierOrder> barrier_order_;
 
+  // The returns a read counted over [lo, hi): the highest over the ranges
+  // it covers there (a range its process seeded counts one fewer, never
+  // below 0), else the whole read's.
+  int64_t returnsOver(int p, const Instr& in, const Access& a, int64_t lo, int64_t hi) const {
+    const size_t pc = static_cast<size_t>(&in - sys_.procs[p].program.data());
+    const auto ranges = returns_by_range_.find({p, pc, static_cast<size_t>(&a - in.accesses.data())});
+    if (ranges == returns_by_range_.end()) return a.gen_returns;
+    const ReadRanges& e = ranges->second;
+    if (e.view != a.view || e.index != a.index || e.lo != a.lo || e.hi != a.hi) return a.gen_returns;
+    bool any = false;
+    int64_t r = 0;
+    for (const RangeReturns& x : e.ranges)
+      if (rangesOverlap(x.lo, x.hi, lo, hi)) {
+        any = true;
+        r = std::max(r, x.returns);
+      }
+    return any ? std::min(r, a.gen_returns) : a.gen_returns;
+  }
   // What a read means, per byte range (docs/rules/data.stale-read.md "A
   // buffer read whole, rewritten in part", session 23). A generic read
   // whose bytes the other instances write up to different laps -
@@ -3135,14 +3197,15 @@ class Builder {
   // range:
   //  * the read-back's generation only over the bytes its own process
   //    wrote since its last read of the index; over the others, the count
-  //    of its returns (warp 0's own entry is one write ahead of the other
-  //    warps' entries: its -inf fill of the whole row);
+  //    of its returns there (warp 0's own entry is one write ahead of the
+  //    other warps' entries: its -inf fill of the whole row; a row the
+  //    reader seeded counts one return fewer, returnsOver);
   //  * at most the highest lap the other instances write there (the
   //    entries nobody rewrites hold lap 0 for good).
   // `a` keeps its first range; the others are appended (`pieces`) as reads
   // of the same op. Split only where the ranges mean different laps: a
   // read whose ranges all mean one lap stays one access (meaning that lap).
-  void splitByWrittenLaps(int p, Access& a, int64_t meant, const WrittenLaps& laps,
+  void splitByWrittenLaps(int p, const Instr& in, Access& a, int64_t meant, const WrittenLaps& laps,
                           std::vector<Access>& pieces) const {
     // (lo, hi, generation meant) per elementary range; ranges no other
     // instance writes keep the whole read's (they hold its own data or
@@ -3177,7 +3240,7 @@ class Builder {
       // entry writes the index twice per round but each other entry once
       const int64_t own_lap = overlapCount(a.own_writes, lo, hi) - 1;
       const int64_t back = own_lap >= 0 ? std::min(meant, own_lap) : meant;
-      const int64_t g = cap >= 0 ? std::min(own ? back : a.gen_returns, cap) : a.gen;
+      const int64_t g = cap >= 0 ? std::min(own ? back : returnsOver(p, in, a, lo, hi), cap) : a.gen;
       if (!runs.empty() && std::get<2>(runs.back()) == g && std::get<1>(runs.back()) == lo)
         std::get<1>(runs.back()) = hi;
       else

@@ -877,6 +877,57 @@ TEST(StaleRead, EntryWrittenOneBarrierLateIsStillStale) {
   EXPECT_EQ(perByteRules(text, {{"n", 2}}), Rules{"data.stale-read"});
 }
 
+// A stencil whose first lap another instance wrote (arrayfire's
+// flood_fill.cl, PR #3535's fixed form: sub-group w fills lmem rows 2w,
+// 2w+1 and updates rows 2w+1, 2w+2, every round after a barrier): the
+// reader's first read covers a row it filled itself and rows others
+// filled; over the row it seeded that read is no lap of the row's updater,
+// so its next return means the updater's lap 0. Before: "ws[0] reads
+// buf[0] bytes [32, 64) meaning lap 1 of the slot (index 0), but it holds
+// the data of lap 0" at n = 2 (the seed rule asked the whole first read to
+// be the reader's own).
+TEST(StaleRead, StencilRowSeededByItsReaderUpdatedByAnother) {
+  using namespace stale_read_per_byte;
+  const std::string text = R"(@cake.schedule(target="sm_80")
+def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    pool = lm.smem(1024)
+    buf  = pool.view(offset=0, shape=(4, 8), dtype=lm.f32)
+    two  = lm.regs(shape=(2, 8), dtype=lm.f32)
+    all4 = lm.regs(shape=(4, 8), dtype=lm.f32)
+    one  = lm.regs(shape=(1, 8), dtype=lm.f32)
+    ws = lm.role(warps=[0, 1], group=1)
+    bar = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(two, X, coords=(2 * w, 0))
+        lm.copy(buf[0][2 * w:2 * w + 2, :], two)
+        lm.sync(bar)
+        for it in lm.range(0, n):
+            lm.copy(all4, buf[0])
+            lm.sync(bar)
+            lm.copy(one, all4[1:2, :])
+            lm.copy(buf[0][2 - w:3 - w, :], one)
+            lm.sync(bar)
+        lm.copy(Y, all4, coords=(4 * w, 0))
+)";
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
+  // warp 1 updates its row in round 0 only: round 2 finds round 0's row
+  const std::string skipped = cake::testing::replace(text, "            lm.copy(buf[0][2 - w:3 - w, :], one)\n",
+                                                     "            if w == 0 or it == 0:\n"
+                                                     "                lm.copy(buf[0][2 - w:3 - w, :], one)\n");
+  ASSERT_NE(skipped, text);
+  EXPECT_TRUE(perByteRules(skipped, {{"n", 3}}).count("data.stale-read"));
+  // no barrier between a round's reads and its updates
+  const std::string racy = cake::testing::replace(text, "            lm.copy(all4, buf[0])\n            lm.sync(bar)\n",
+                                                  "            lm.copy(all4, buf[0])\n");
+  ASSERT_NE(racy, text);
+  EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
+  // the corpus pair
+  const std::string fixed = cake::testing::corpusText(
+      "corpus/bugs/sync.race/arrayfire_flood_fill_barrier_or_no_trailing_barrier_fixed.cake");
+  for (const int64_t n : {1, 2}) EXPECT_EQ(perByteRules(fixed, {{"iters", n}}), Rules{}) << n;
+}
+
 // A whole buffer rewritten and read back by one warp while the others
 // clear their parts once a round (FlashInfer FilteredTopK's histogram,
 // docs/known-limits.md "data.stale-read: what a stage-like read means is
