@@ -179,6 +179,8 @@ inline size_t atomField(const Model& m, int t, AtomField f) {
 
 State initialState(const Model& m);
 Async decodeAsync(const Model& m, const State& s);
+// decodeAsync into `a`, reusing its vectors' storage
+void decodeAsyncInto(const Model& m, const State& s, Async& a);
 void encodeAsync(const Model& m, State& s, const Async& a);
 uint64_t hashState(const int32_t* v, size_t n);
 

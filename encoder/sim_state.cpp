@@ -434,31 +434,42 @@ State initialState(const Model& m) {
 
 Async decodeAsync(const Model& m, const State& s) {
   Async a;
+  decodeAsyncInto(m, s, a);
+  return a;
+}
+
+// (into a's vectors as they are: a search that decodes every state it
+// expands into one Async allocates only while its groups grow)
+void decodeAsyncInto(const Model& m, const State& s, Async& a) {
   size_t i = m.off_var;
   const auto& v = s.v;
   int n = v[i++];
+  a.loads.clear();
   for (int k = 0; k < n; ++k, i += 3) a.loads.push_back({v[i], v[i + 1], v[i + 2]});
   a.groups.resize(m.P * kGroupKinds);
   for (auto& gs : a.groups) {
-    int ng = v[i++];
-    for (int g = 0; g < ng; ++g) {
-      Group grp;
+    const int ng = v[i++];
+    gs.resize(ng);
+    for (Group& grp : gs) {
       grp.commit_pc = v[i++];
-      int np = v[i++];
+      const int np = v[i++];
       grp.pcs.assign(v.begin() + i, v.begin() + i + np);
       i += np;
-      gs.push_back(std::move(grp));
     }
   }
   n = v[i++];
+  a.unobserved.clear();
   for (int k = 0; k < n; ++k, i += 4) a.unobserved.push_back({v[i], v[i + 1], v[i + 2], v[i + 3]});
-  return a;
 }
 
 void encodeAsync(const Model& m, State& s, const Async& a) {
   auto& v = s.v;
   v.resize(m.off_var);
-  std::vector<Load> loads = a.loads;
+  // (sorted copies in buffers kept per thread: two vectors allocated per
+  // step that writes the async part were a share of a search's malloc)
+  thread_local std::vector<Load> loads;
+  thread_local std::vector<Unobserved> u;
+  loads.assign(a.loads.begin(), a.loads.end());
   std::sort(loads.begin(), loads.end());
   v.push_back(static_cast<int32_t>(loads.size()));
   for (const Load& l : loads) v.insert(v.end(), {l.proc, l.pc, l.phase});
@@ -470,7 +481,7 @@ void encodeAsync(const Model& m, State& s, const Async& a) {
       v.insert(v.end(), g.pcs.begin(), g.pcs.end());
     }
   }
-  std::vector<Unobserved> u = a.unobserved;
+  u.assign(a.unobserved.begin(), a.unobserved.end());
   std::sort(u.begin(), u.end());
   u.erase(std::unique(u.begin(), u.end()), u.end());
   v.push_back(static_cast<int32_t>(u.size()));
@@ -615,8 +626,8 @@ namespace {
 // Applies one step; the members are the pieces of the semantics.
 class Stepper {
  public:
-  Stepper(const Model& m, State& s, const Async& a, std::vector<Violation>& found, StepInfo* info)
-      : m_(m), s_(s), a_(a), found_(found), info_(info) {}
+  Stepper(const Model& m, State& s, const Async& a, std::vector<Violation>& found, StepInfo* info, Async& scratch)
+      : m_(m), s_(s), a_(a), copy_(scratch), found_(found), info_(info) {}
 
   void run(const Step& st) {
     if (info_) info_->step = st;
@@ -633,9 +644,11 @@ class Stepper {
   State& s_;
   // The async part: the step's own until it writes it (async() copies it
   // then, and the copy is written back): most steps leave it alone, and a
-  // copy of its vectors per step was a tenth of a race search's time.
+  // copy of its vectors per step was a tenth of a race search's time. The
+  // copy goes into a buffer the caller keeps (applyStep: one per thread), so
+  // that its vectors' storage is reused from step to step.
   const Async& a_;
-  Async copy_;
+  Async& copy_;
   bool async_dirty_ = false;
   const Async& cur() const { return async_dirty_ ? copy_ : a_; }
   std::vector<Violation>& found_;
@@ -1415,7 +1428,22 @@ class Stepper {
 
 void applyStep(const Model& m, State& s, const Async& a, const Step& st, std::vector<Violation>& found,
                StepInfo* info) {
-  Stepper(m, s, a, found, info).run(st);
+  // (the copy of the async part a step writes, into storage kept per
+  // thread: a fresh Async's vectors were allocated and freed per such
+  // step. A nested call, which none makes, would get its own.)
+  thread_local Async scratch;
+  thread_local bool busy = false;
+  if (busy) {
+    Async own;
+    Stepper(m, s, a, found, info, own).run(st);
+    return;
+  }
+  struct Busy {
+    bool& b;
+    explicit Busy(bool& x) : b(x) { b = true; }
+    ~Busy() { b = false; }
+  } guard(busy);
+  Stepper(m, s, a, found, info, scratch).run(st);
 }
 
 // ================================================================ state checks

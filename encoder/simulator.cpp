@@ -450,6 +450,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
   // (a fresh copy of each, a malloc and a free per transition, was a tenth
   // of a large race search's time).
   State s, next;
+  Async a;          // (s's async part, decoded into storage kept the same way)
   size_t n = 0;     // states expanded (every one before index n)
   for (; n < g.size(); ++n) {
     if (n % 256 == 0) {
@@ -466,7 +467,7 @@ ModelCheckResult explore(const System& sys, const ExploreOptions& opts) {
                              g.size() > first_states + opts.more_states))
       break;
     g.stateInto(static_cast<int>(n), s);
-    Async a = sim::decodeAsync(m, s);
+    sim::decodeAsyncInto(m, s, a);
     std::vector<Step> enabled = sim::enabledSteps(m, s, a);
     here.clear();
     sim::stateViolations(m, s, a, enabled, statics, here);

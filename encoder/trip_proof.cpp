@@ -2028,6 +2028,7 @@ class LapExplorer {
   ProofBudget& budget_;
   sim::Graph g_;
   State cur_, next_;  // expand's buffers
+  Async cur_async_;   // (and cur_'s async part)
   sim::ExitLayout layout_;
   std::optional<sim::Reducer> reducer_;
   std::optional<trip::Pacer> pacer_;  // loops no barrier paces (trip_pace.h)
@@ -2322,7 +2323,8 @@ class LapExplorer {
     // (one group: the state's L and T as before)
     const int32_t T = lt_[1];
     const int32_t L = lt_[0];
-    Async a = sim::decodeAsync(m_, s);
+    Async& a = cur_async_;  // (kept across expansions as cur_)
+    sim::decodeAsyncInto(m_, s, a);
     for (int p = 0; p < m_.P; ++p) {
       const ProcShape& sh = w_.shape[p];
       int pc = sim::pcOf(m_, s, p);
@@ -8204,6 +8206,7 @@ class PersistentExplorer {
   sim::Graph graph_;
   sim::Reducer::Work work0_;  // the shared reducer's work before this exploration (CAKE_PERSIST_STATS)
   std::vector<char> settled_;  // expand(): settled() per process, for the reducer
+  Async cur_async_;            // expand(): the node's async part (its storage kept)
   bool layout_ = false;         // resolving for the layout: an open ring start gives every branch
   mutable std::string half_why_;  // why no shift by part of the tile period (CAKE_PERSIST_STATS)
   std::vector<const HalfShift*> half_;  // the shifts of sh_->half this exploration's resolutions agree with
@@ -8763,7 +8766,8 @@ class PersistentExplorer {
     auto unpacked = unpack(graph_.state(node));
     const State& s = unpacked.first;
     const Unknowns& u = unpacked.second;
-    Async a = sim::decodeAsync(m_, s);
+    Async& a = cur_async_;  // (its storage kept across expansions)
+    sim::decodeAsyncInto(m_, s, a);
     std::vector<Step> steps = sim::enabledSteps(m_, s, a);
     std::vector<Violation> here;
     sim::stateViolations(m_, s, a, steps, {}, here);
