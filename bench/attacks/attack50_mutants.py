@@ -17,7 +17,7 @@ and `--require-proof` must not prove it (the runner marks either HOLE). A
 allowed). Bases (run from the repository root):
 
 * left (left49: leftOutReadIsNoReturn, leftOutReadsChangeNoRead): the reduced
-  one-ahead S reproducer of tests/encoder/trip_left_read_test.cpp and the
+  one-ahead S reproducer of tests/encoder/s_ahead_kernel.h and the
   store-warp FMHA, with Q released or refilled near the left-out read, the
   one-ahead S reading another slot or index, the left-out read moved.
 * ring (ring49: noteRingGenShifts, sameBesidesRingGenShift): the ring
@@ -54,7 +54,7 @@ def released_in(cond):
 
 
 def left():
-    base = raw_string("tests/encoder/trip_left_read_test.cpp", "kSAhead")
+    base = raw_string("tests/encoder/s_ahead_kernel.h", "kSAhead")
     NEXT_Q = "                    lm.mma(tmem_s, smem_q[0], smem_k[it + 1], init=True)\n"
     REL = "            lm.mma_commit(barrier=q_empty, iter=t)\n"
     IF = "                if j + 1 < n_blocks:\n"

@@ -380,7 +380,7 @@ def main():
     out = sys.argv[1]
     index = []
     write(out, "ksplit", corpus(KSPLIT), KSPLIT_MUTANTS, index)
-    write(out, "fa7", test_kernel("tests/encoder/trip_fa7_test.cpp", "kRingMinusTile"), FA7_MUTANTS, index)
+    write(out, "fa7", test_kernel("tests/encoder/persistent_kernels.h", "kRingMinusTile"), FA7_MUTANTS, index)
     write(out, "bounds", corpus(SPELLED), BOUNDS_MUTANTS + BOUNDS_FACTS, index)
     write(out, "cover", corpus(RING), COVER_MUTANTS, index)
     write_index(out, index)

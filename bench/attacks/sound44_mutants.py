@@ -181,7 +181,7 @@ BLOCK_MUTANTS = [
 ]
 
 # ---------------------------------------------------------------- tileend: the last tiles' parts per ring end
-TILEEND = raw_cake("tests/encoder/trip_fa12_test.cpp", "kTileEndKernel")
+TILEEND = raw_cake("tests/encoder/persistent_kernels.h", "kTileEndKernel")
 TEWAIT = "            lm.wait(o_done, iter=t * n_blocks + n_blocks - 1)\n"
 TEREL = "            if t + 2 < T:\n                lm.arrive(q_empty, iter=t)\n"
 TEPWAIT = "            lm.wait(q_empty, iter=t - 2)\n"

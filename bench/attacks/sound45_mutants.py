@@ -287,7 +287,20 @@ def scratch_kernel(text, name):
 
 TURNS = {n: scratch_kernel(TT, n) for n in ("kSyncTurns", "kReaderOfTwoWriters")}
 TURNS.update({n: scratch_kernel(TK, n) for n in ("kMbarrierTurns", "kRunningMax")})
-TURNS["kRereadAcrossWait"] = s40.raw_string("tests/encoder/turn_taking_test.cpp", "kRereadAcrossWait")
+
+
+def table_kernel(text, name):
+    """`name = tableKernel(stages, R"(body)")` of turn_taking_test.cpp spelt
+    out: tableKernel's string literals and `std::to_string(e)` with `stages`."""
+    stages, body = re.search(name + r' = tableKernel\((\d+), R"\((.*?)\)"\);', text, re.S).groups()
+    head = re.search(r'std::string tableKernel.*?return (.*?)\n         body;', text, re.S).group(1)
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|std::to_string\(([^)]*)\)', head)
+    spelt = "".join(lit.encode().decode("unicode_escape") if not e else str(eval(e, {"stages": int(stages)}))
+                    for lit, e in parts)
+    return spelt + body
+
+
+TURNS["kRereadAcrossWait"] = table_kernel(TT, "kRereadAcrossWait")
 MB_PONG_TAIL = "            lm.copy(ss[0][0:1, 0:1], y)\n            lm.copy(x, ss[0][0:1, 0:1])\n            lm.arrive(q2p, iter=r)\n"
 RM_WG1_TAIL = "            lm.copy(ss[0][0:1, 0:1], y)\n            lm.bar_arrive(to0)\n"
 R2_W1 = "            if g == 1:\n                lm.copy(ss[0][0:1, 0:1], x)\n            lm.sync(tg)\n            lm.sync(tg)\n"
