@@ -29,22 +29,7 @@ allowed). Bases (run from the repository root):
 * views (views49: guardCombinations, combineOutcomes): warp b's slot under
   guards that read the offset too, or split the slot pair's overlap.
 """
-import os
-import re
-import subprocess
-import sys
-
-from sound49_mutants import ROOT, read, rep  # (the script's folder is on the path)
-
-
-def raw_string(path, name):
-    """The C++ raw string literal `name` of a test source."""
-    text = read(path)
-    m = re.search(re.escape(name) + r'\s*=\s*R"(\w*)\(', text)
-    assert m, name
-    delim = ")" + m.group(1) + '"'
-    start = m.end()
-    return text[start:text.index(delim, start)].lstrip("\n")
+from attack_runner import main_bases, raw_string, read, rep  # (the script's folder is on the path)
 
 
 # ---------------------------------------------------------------- left
@@ -371,44 +356,5 @@ def views():
 BASES = [("left", left), ("ring", ring), ("fp", fp), ("views", views)]
 
 
-def run(cake, path, *flags):
-    try:
-        p = subprocess.run([cake, "check", *flags, path], capture_output=True, text=True, timeout=240)
-    except subprocess.TimeoutExpired:
-        return 124, "timeout"
-    lines = (p.stdout + p.stderr).strip().splitlines()
-    return p.returncode, (lines[-1] if lines else "")[:160]
-
-
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = args[0]
-    only = os.environ.get("ATTACK50_ONLY", "")  # bases, comma-separated
-    match = re.compile(os.environ.get("ATTACK50_MATCH", ""))  # names run
-    files = []
-    for base, make in BASES:
-        if only and base not in only.split(","):
-            continue
-        os.makedirs(os.path.join(out, base), exist_ok=True)
-        for label, name, text in make():
-            path = os.path.join(out, base, f"{label}_{name}.cake")
-            with open(path, "w") as f:
-                f.write(text)
-            if match.search(f"{base}/{name}"):
-                files.append((label, path))
-    print(f"{len(files)} schedules written under {out}")
-    if "--run" not in sys.argv:
-        return
-    cake = args[1] if len(args) > 1 else os.path.join(ROOT, "build/cli/cake")
-    holes = 0
-    for label, path in files:
-        rc, last = run(cake, path)
-        prc, plast = run(cake, path, "--require-proof")
-        hole = label == "bad" and (rc == 0 or prc == 0)
-        holes += hole
-        print(f"check {rc} proof {prc} {label} {path}{'  HOLE' if hole else ''}\n    {last}\n    {plast}", flush=True)
-    print(f"{holes} broken schedules exit 0 or proved")
-
-
 if __name__ == "__main__":
-    main()
+    main_bases(BASES, require_proof=True, timeout=240)
