@@ -5592,7 +5592,8 @@ uint64_t fingerprint(const encoder::System& sys) {
   // barrier count), but the simulator reads them: hashed so that a later
   // change making them binding-dependent cannot bring back bug 4 above.
   for (int64_t x : {int64_t{sys.ctas}, int64_t{sys.slots_per_cta}, int64_t{sys.named_per_cta}, int64_t{sys.cluster_named},
-                    int64_t{sys.ends_with_block_barrier}, int64_t{sys.roleless_warps}})
+                    int64_t{sys.ends_with_block_barrier},
+                    static_cast<int64_t>(encoder::rolelessWarpsAtEnd(sys).size())})
     mix(x);
   return h;
 }

@@ -560,8 +560,10 @@ static int exitedWarps(const Model& m, const State& s) {
       if (finished(m, s, p)) warps += m.sys.procs[p].warps;
     return warps;
   }
+  // (asked only when the cluster barrier has arrivals: completedByExits)
+  const int roleless = static_cast<int>(rolelessWarpsAtEnd(m.sys).size());
   for (int c = 0; c < m.sys.ctas; ++c) {
-    int cta_warps = m.sys.roleless_warps;
+    int cta_warps = roleless;
     bool all_finished = true;
     for (int p = 0; p < m.P && all_finished; ++p)
       if (m.sys.procs[p].cta == c) {

@@ -465,26 +465,14 @@ class Builder {
     int warps = 0;
     for (const Process& p : sys_.procs) warps += p.warps;
     std::string name = "cluster barrier";
-    const std::vector<int> idle = sys_.ends_with_block_barrier ? rolelessWarps(s_) : std::vector<int>{};
-    sys_.roleless_warps = static_cast<int>(idle.size());
+    const std::vector<int> idle = rolelessWarpsAtEnd(sys_);
     if (!idle.empty()) {
-      warps += sys_.ctas * sys_.roleless_warps;
+      warps += sys_.ctas * static_cast<int>(idle.size());
       name += fmt::format(" (also warp{} {} of each CTA: no role, {} at the closing __syncthreads(), never "
                           "arriving)",
                           idle.size() == 1 ? "" : "s", fmt::join(idle, ", "), idle.size() == 1 ? "it waits" : "they wait");
     }
     sys_.named.push_back({-1, warps, name});
-  }
-  // The warps of the launched block (ir::Schedule::warpCount) that no role runs.
-  static std::vector<int> rolelessWarps(const ir::Schedule& s) {
-    std::vector<bool> used(static_cast<size_t>(std::max(0, s.warpCount())), false);
-    for (const ir::Role& r : s.roles)
-      for (int w : r.warps)
-        if (w >= 0 && w < static_cast<int>(used.size())) used[w] = true;
-    std::vector<int> idle;
-    for (size_t w = 0; w < used.size(); ++w)
-      if (!used[w]) idle.push_back(static_cast<int>(w));
-    return idle;
   }
   int clusterNamed() {
     if (sys_.cluster_named < 0) sys_.cluster_named = sys_.ctas * static_cast<int>(s_.named_barriers.size());
@@ -3337,6 +3325,19 @@ std::string globalElementName(const MemSpace& space, int64_t address) {
     address /= space.extents[d];
   }
   return fmt::format("{} element ({})", space.name, fmt::join(at, ", "));
+}
+
+std::vector<int> rolelessWarpsAtEnd(const System& sys) {
+  std::vector<int> idle;
+  if (!sys.ends_with_block_barrier || !sys.schedule) return idle;
+  const ir::Schedule& s = *sys.schedule;
+  std::vector<bool> used(static_cast<size_t>(std::max(0, s.warpCount())), false);  // the launched block's warps
+  for (const ir::Role& r : s.roles)
+    for (int w : r.warps)
+      if (w >= 0 && w < static_cast<int>(used.size())) used[w] = true;
+  for (size_t w = 0; w < used.size(); ++w)
+    if (!used[w]) idle.push_back(static_cast<int>(w));
+  return idle;
 }
 
 bool accessesConflict(const System& sys, const Access& a, const Access& b) {

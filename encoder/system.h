@@ -146,6 +146,14 @@ std::set<int> readAndWrittenTensors(const ir::Schedule& s);
 // kernels store one value from several instances on purpose). Every engine
 // asks this before bytesMeet.
 bool accessesConflict(const System& sys, const Access& a, const Access& b);
+
+// The warps of each CTA that no role runs and that stay until the kernel's
+// end: where it ends with a block barrier (System::ends_with_block_barrier)
+// they wait there, never arriving, and the cluster barrier counts them
+// (docs/semantics.md "Clusters"); none elsewhere (they exit at once).
+// Derived from the schedule's warps and roles each time, never stored.
+std::vector<int> rolelessWarpsAtEnd(const System& sys);
+
 // "P element (3, 64)": the element at model address `address` of a global
 // tensor's space (MemSpace::extents).
 std::string globalElementName(const MemSpace& space, int64_t address);
@@ -285,11 +293,9 @@ struct System {
   int named_per_cta = 0;
   int cluster_named = -1;           // named index of lm.cluster_sync()'s barrier, -1: none
   // The lowered kernel ends with a block barrier (ir::kernelEndsWithBlockBarrier):
-  // no thread of a CTA exits before all of them finished their role bodies.
+  // no thread of a CTA exits before all of them finished their role bodies
+  // (and its warps without a role wait there: rolelessWarpsAtEnd).
   bool ends_with_block_barrier = false;
-  // Then: the warps of each CTA that no role runs (they wait at that barrier
-  // and count at the cluster barrier, never arriving); 0 otherwise.
-  int roleless_warps = 0;
   std::vector<MemSpace> spaces;
   // What building read: the parameters whose values it used (and
   // lm.block_idx(d) as -1 - d, lm.grid_dim(d) as -4 - d), and how often

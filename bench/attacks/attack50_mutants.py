@@ -17,7 +17,7 @@ and `--require-proof` must not prove it (the runner marks either HOLE). A
 allowed). Bases (run from the repository root):
 
 * left (left49: leftOutReadIsNoReturn, leftOutReadsChangeNoRead): the reduced
-  one-ahead S reproducer of tests/encoder/trip_left_read_test.cpp and the
+  one-ahead S reproducer of tests/encoder/s_ahead_kernel.h and the
   store-warp FMHA, with Q released or refilled near the left-out read, the
   one-ahead S reading another slot or index, the left-out read moved.
 * ring (ring49: noteRingGenShifts, sameBesidesRingGenShift): the ring
@@ -29,22 +29,7 @@ allowed). Bases (run from the repository root):
 * views (views49: guardCombinations, combineOutcomes): warp b's slot under
   guards that read the offset too, or split the slot pair's overlap.
 """
-import os
-import re
-import subprocess
-import sys
-
-from sound49_mutants import ROOT, read, rep  # (the script's folder is on the path)
-
-
-def raw_string(path, name):
-    """The C++ raw string literal `name` of a test source."""
-    text = read(path)
-    m = re.search(re.escape(name) + r'\s*=\s*R"(\w*)\(', text)
-    assert m, name
-    delim = ")" + m.group(1) + '"'
-    start = m.end()
-    return text[start:text.index(delim, start)].lstrip("\n")
+from attack_runner import main_bases, raw_string, read, rep  # (the script's folder is on the path)
 
 
 # ---------------------------------------------------------------- left
@@ -371,48 +356,5 @@ def views():
 BASES = [("left", left), ("ring", ring), ("fp", fp), ("views", views)]
 
 
-def run(cake, path, *flags):
-    try:
-        p = subprocess.run([cake, "check", *flags, path], capture_output=True, text=True, timeout=240)
-    except subprocess.TimeoutExpired:
-        return 124, "timeout"
-    lines = (p.stdout + p.stderr).strip().splitlines()
-    return p.returncode, (lines[-1] if lines else "")[:160]
-
-
-def main(bases=None, env="ATTACK50"):
-    """Writes each base's schedules under OUT and, with --run, checks each
-    (sound51_mutants.py runs its own bases through this too, env SOUND51)."""
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = args[0]
-    only = os.environ.get(env + "_ONLY", "")  # bases, comma-separated
-    match = re.compile(os.environ.get(env + "_MATCH", ""))  # names run
-    files = []
-    for base, make in bases or BASES:
-        if only and base not in only.split(","):
-            continue
-        os.makedirs(os.path.join(out, base), exist_ok=True)
-        for label, name, text in make():
-            path = os.path.join(out, base, f"{label}_{name}.cake")
-            with open(path, "w") as f:
-                f.write(text)
-            if match.search(f"{base}/{name}"):
-                files.append((label, path))
-    print(f"{len(files)} schedules written under {out}")
-    if "--run" not in sys.argv:
-        return
-    cake = args[1] if len(args) > 1 else os.path.join(ROOT, "build/cli/cake")
-    holes = alarms = 0
-    for label, path in files:
-        rc, last = run(cake, path)
-        prc, plast = run(cake, path, "--require-proof")
-        hole = label == "bad" and (rc == 0 or prc == 0)
-        alarm = label == "good" and rc == 1
-        holes += hole
-        alarms += alarm
-        mark = "  HOLE" if hole else "  FALSE-ALARM" if alarm else ""
-        print(f"check {rc} proof {prc} {label} {path}{mark}\n    {last}\n    {plast}", flush=True)
-    print(f"{holes} broken schedules exit 0 or proved; {alarms} correct ones alarmed")
-
 if __name__ == "__main__":
-    main()
+    main_bases(BASES, require_proof=True, timeout=240)

@@ -28,7 +28,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sound39_mutants import corpus, strip_header, write_index  # noqa: E402
+from attack_runner import corpus, strip_header, write_index  # noqa: E402
 from sound40_mutants import raw_string  # noqa: E402
 
 # The guard under which the wait runs: {L} the loop term, {B} a block index,

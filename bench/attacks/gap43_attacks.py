@@ -31,7 +31,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sound39_mutants import corpus, write_index  # noqa: E402
+from attack_runner import corpus, write_index  # noqa: E402
 from sound40_mutants import raw_string  # noqa: E402
 
 I32_MAX = 2**31 - 1

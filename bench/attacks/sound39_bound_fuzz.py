@@ -13,10 +13,10 @@ must not be reported.
 import os
 import random
 import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from attack_runner import CAKE, check, false_alarm, is_hole, read  # (the script's folder is on the path)
+
 BASE = "corpus/bugs/data.stale-read/sm90_table_row_tile_count_spelled_apart_first_tile_only_fixed.cake"
 CONS = "        for t in lm.range(0, (K + 63) // 64):\n"
 
@@ -59,8 +59,8 @@ def main():
     out = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 150
     r = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 39)
-    cake = sys.argv[4] if len(sys.argv) > 4 else os.path.join(ROOT, "build/cli/cake")
-    base = open(os.path.join(ROOT, BASE)).read()
+    cake = sys.argv[4] if len(sys.argv) > 4 else CAKE
+    base = read(BASE)
     os.makedirs(out, exist_ok=True)
     counts, seen = {}, set()
     for i in range(n):
@@ -71,14 +71,14 @@ def main():
         equal = all(f(K) == cdiv(K, 64) for K in range(1, 257))
         path = os.path.join(out, f"f{i:03d}.cake")
         open(path, "w").write(base.replace(CONS, f"        for t in lm.range(0, {text}):\n"))
-        res = subprocess.run([cake, "check", path], capture_output=True, text=True)
-        m = re.search(r"result: (\w+)", res.stdout + res.stderr)
-        verdict = m.group(1) if m else f"exit {res.returncode}"
-        key = ("equal" if equal else "unequal", res.returncode, verdict)
+        v = check(cake, path)
+        verdict = v.result or f"exit {v.rc}"
+        key = ("equal" if equal else "unequal", v.rc, verdict)
         counts[key] = counts.get(key, 0) + 1
-        bad = (not equal and res.returncode == 0) or (equal and res.returncode == 1)
+        label = "good" if equal else "bad"
+        bad = is_hole(label, v) or false_alarm(label, v)
         print(f"{'HOLE ' if bad else ''}{os.path.basename(path)}\t{'equal' if equal else 'unequal'}\t"
-              f"exit {res.returncode}\t{verdict}\t{text}", flush=True)
+              f"exit {v.rc}\t{verdict}\t{text}", flush=True)
     for k in sorted(counts):
         print(counts[k], *k)
 

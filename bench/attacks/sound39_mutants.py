@@ -8,8 +8,8 @@ on, written to OUT/<base>/<name>.cake, one per line of the tables below.
 Each mutant is (name, expected, [(from, to), ...]): every `from` must occur
 exactly once in the base; `expected` is "bad" (a broken schedule: cake check
 must exit 1, the proof must not say proved) or "good" (a correct twin).
-Run them with bench/attacks/sound39_run.sh OUT (cake check), or through the
-proof audit (cake_bench_proof_audit reads files marked `expect: pass` only):
+Run them with bench/attacks/attack_runner.py OUT [CAKE] (cake check; sound39_run.sh
+OUT [CAKE] calls it), or through the proof audit (cake_bench_proof_audit reads files marked `expect: pass` only):
 
     bench/attacks/sound39_mutants.py OUT --all-pass   # every file marked pass
     build/bench/cake_bench_proof_audit OUT --every=1000000000 --verbose > AUDIT
@@ -26,23 +26,15 @@ import os
 import re
 import sys
 
-ALL_PASS = "--all-pass" in sys.argv  # (for the proof audit, which reads files marked pass only)
+from attack_runner import corpus, read, strip_header, write_index  # (the script's folder is on the path)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ALL_PASS = "--all-pass" in sys.argv  # (for the proof audit, which reads files marked pass only)
 
 
 def test_kernel(path, name):
-    text = open(os.path.join(ROOT, path)).read()
+    text = read(path)
     m = re.search(r'const std::string ' + name + r' = R"CAKE\((.*?)\)CAKE";', text, re.S)
     return m.group(1).lstrip("\n")
-
-
-def corpus(path):
-    return open(os.path.join(ROOT, "corpus", path)).read()
-
-
-def strip_header(text):
-    return "\n".join(l for l in text.split("\n") if not l.startswith("#")) + "\n"
 
 
 # ---------------------------------------------------------------- K split (ksplit5)
@@ -380,18 +372,10 @@ def main():
     out = sys.argv[1]
     index = []
     write(out, "ksplit", corpus(KSPLIT), KSPLIT_MUTANTS, index)
-    write(out, "fa7", test_kernel("tests/encoder/trip_fa7_test.cpp", "kRingMinusTile"), FA7_MUTANTS, index)
+    write(out, "fa7", test_kernel("tests/encoder/persistent_kernels.h", "kRingMinusTile"), FA7_MUTANTS, index)
     write(out, "bounds", corpus(SPELLED), BOUNDS_MUTANTS + BOUNDS_FACTS, index)
     write(out, "cover", corpus(RING), COVER_MUTANTS, index)
     write_index(out, index)
-
-
-def write_index(out, index):
-    """OUT/index.tsv: each mutant's path and label (shared with sound40_mutants.py)."""
-    with open(os.path.join(out, "index.tsv"), "w") as f:
-        for p, e in index:
-            f.write(f"{p}\t{e}\n")
-    print(f"{len(index)} mutants ({sum(e == 'bad' for _, e in index)} broken) in {out}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ session 40"): broken mutations of the schedules session 39's steps fire on,
 written to OUT/<base>/<name>.cake, one per line of the tables below.
 
     bench/attacks/sound40_mutants.py OUT          # writes the files and OUT/index.tsv
-    bench/attacks/sound40_run.py OUT [CAKE]       # cake check on each: exit status, verdict
+    bench/attacks/sound40_run.py OUT [CAKE]       # cake check on each (attack_runner.py, two at a time)
     bench/attacks/sound40_mutants.py OUT --all-pass   # every file marked pass, then the proof alone
     build/bench/cake_bench_proof_audit OUT --every=1000000000 --verbose > AUDIT  # on each found one
     bench/attacks/sound39_mutants.py --summary OUT AUDIT
@@ -24,14 +24,13 @@ import re
 import sys
 
 ALL_PASS = "--all-pass" in sys.argv  # (for the proof audit, which reads files marked pass only)
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sound39_mutants import corpus, strip_header, write_index  # noqa: E402
+from attack_runner import corpus, read, strip_header, write_index  # noqa: E402
 
 
 def raw_string(path, name):
     """A C++ raw string `name = R"(...)"` of a test header."""
-    text = open(os.path.join(ROOT, path)).read()
+    text = read(path)
     m = re.search(name + r' = R"\((.*?)\)";', text, re.S)
     return m.group(1)
 

@@ -36,7 +36,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
-from sound39_mutants import corpus, write_index  # noqa: E402
+from attack_runner import corpus, write_index  # noqa: E402
 from sound40_mutants import edited, raw_string  # noqa: E402
 
 # ---------------------------------------------------------------- the residue facts (fact_fold)

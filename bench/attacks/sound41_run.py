@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
 """Runs `cake check` on every mutant of OUT/index.tsv (bench/attacks/
-sound41_mutants.py): sound40_run.py's runner and counts.
+sound41_mutants.py, and sound42, sound43, cover42 and gap43's):
+attack_runner.py's runner, two at a time, as sound40_run.py.
 
     bench/attacks/sound41_run.py OUT [CAKE=build/cli/cake] [JOBS=2]
 """
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import sound40_run  # noqa: E402
+import attack_runner  # (the script's folder is on the path)
 
 if __name__ == "__main__":
-    sound40_run.main()
+    attack_runner.main_index(jobs=2)

@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
-from sound39_mutants import corpus, write_index  # noqa: E402
+from attack_runner import corpus, read, write_index  # noqa: E402
 
 # ---------------------------------------------------------------- fa3kb: the kind boundary
 FA3 = "bugs/data.stale-read/fa3_sliding_window_v_skipped_outside_window_fixed.cake"
@@ -220,7 +220,7 @@ TX_MUTANTS = [
 
 # ---------------------------------------------------------------- mc41: interchangeable processes
 def two_slot():
-    t = open(os.path.join(s40.ROOT, "bench/limits/sm90_deepgemm_leader_multicast_a_2wg.cake")).read()
+    t = read("bench/limits/sm90_deepgemm_leader_multicast_a_2wg.cake")
     t = t.replace("stages=3", "stages=2").replace("lm.wait(empty, iter=k - 3)", "lm.wait(empty, iter=k - 2)")
     return t
 
@@ -270,7 +270,7 @@ RESPELL2_MUTANTS = [
 
 # ---------------------------------------------------------------- fa4x: copies per ring start (TripFa10's kernel)
 def ring_minus_tile():
-    text = open(os.path.join(s40.ROOT, "tests/encoder/persistent_kernels.h")).read()
+    text = read("tests/encoder/persistent_kernels.h")
     body = text.split('kRingMinusTile = R"CAKE(', 1)[1].split(')CAKE";', 1)[0]
     return body.replace("    with mma:\n        for t in lm.range(0, T):\n",
                         "    with mma:\n        for t in lm.range(0, T):\n            lm.wait(v_full, iter=t * n_blocks)\n")

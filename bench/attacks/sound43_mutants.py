@@ -33,12 +33,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cover42_guards as c42  # noqa: E402
 import sound40_mutants as s40  # noqa: E402
-from sound39_mutants import corpus, strip_header, write_index  # noqa: E402
+from attack_runner import corpus, read, strip_header, write_index  # noqa: E402
 
 
 def raw_cake(path, name):
     """A C++ raw string `name = R"CAKE(...)CAKE"` of a test file."""
-    text = open(os.path.join(s40.ROOT, path)).read()
+    text = read(path)
     return re.search(name + r' = R"CAKE\((.*?)\)CAKE";', text, re.S).group(1).lstrip("\n")
 
 

@@ -6,8 +6,8 @@ OUT/<base>/<name>.cake with OUT/index.tsv (sound40_mutants.py's format), then
 `cake check` (whose proof runs by default: --proof-timeout 3) on each:
 
     bench/attacks/sound44_mutants.py OUT                # writes the files and OUT/index.tsv
-    bench/attacks/sound44_mutants.py OUT --run [CAKE]   # also runs cake check on each (OUT/check.tsv)
-    bench/attacks/sound41_run.py OUT [CAKE]             # (or sound40_run.py's runner and counts)
+    bench/attacks/sound44_mutants.py OUT --run [CAKE]   # also runs cake check --timeout 300 on each (OUT/check.tsv)
+    bench/attacks/attack_runner.py OUT [CAKE] [JOBS] -- --timeout 300   # (the same, JOBS at a time)
 
 A "bad" mutant is broken: `cake check` must exit 1, or 2 (unknown), never 0;
 one said *proved* is always a hole. A "good" one is a correct twin (a report
@@ -39,17 +39,16 @@ why where it is not plain. Targets (one base each):
 """
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
-from sound39_mutants import corpus, strip_header, write_index  # noqa: E402
+from attack_runner import corpus, read, run_index_if_asked, strip_header, write_index  # noqa: E402
 
 
 def raw_cake(path, name):
     """A C++ raw string `name = R"CAKE(...)CAKE"` of a test file."""
-    text = open(os.path.join(s40.ROOT, path)).read()
+    text = read(path)
     return re.search(name + r' = R"CAKE\((.*?)\)CAKE";', text, re.S).group(1).lstrip("\n")
 
 
@@ -181,7 +180,7 @@ BLOCK_MUTANTS = [
 ]
 
 # ---------------------------------------------------------------- tileend: the last tiles' parts per ring end
-TILEEND = raw_cake("tests/encoder/trip_fa12_test.cpp", "kTileEndKernel")
+TILEEND = raw_cake("tests/encoder/persistent_kernels.h", "kTileEndKernel")
 TEWAIT = "            lm.wait(o_done, iter=t * n_blocks + n_blocks - 1)\n"
 TEREL = "            if t + 2 < T:\n                lm.arrive(q_empty, iter=t)\n"
 TEPWAIT = "            lm.wait(q_empty, iter=t - 2)\n"
@@ -407,45 +406,7 @@ def main():
     s40.write(out, "triton", TRITON, TRITON_MUTANTS, index)
     s40.write(out, "pairs", FLOOR, PAIR_MUTANTS, index)
     write_index(out, index)
-    if "--run" in sys.argv:
-        run(out, args[1] if len(args) > 1 else "build/cli/cake")
-
-
-def run(out, cake):
-    """cake check on each, one after the other (the load), a line each to
-    OUT/check.tsv as it ends (sound40_run.py's columns: path, label, exit
-    status, verdict line, first rule, user CPU), then the counts. A broken
-    mutant that exits 0 is a hole unless its verdict names what the values
-    did not reach; one said *proved* always is."""
-    import resource
-    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(out, "index.tsv"))]
-    only = os.environ.get("ONLY")
-    counts = {}
-    with open(os.path.join(out, "check.tsv"), "w") as f:
-        for path, label in rows:
-            if only and only not in path:
-                continue
-            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-            res = subprocess.run([cake, "check", "--timeout", "300", os.path.join(out, path)], capture_output=True,
-                                 text=True)
-            cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
-            text = res.stdout + res.stderr
-            sync = next((l.split(": sync: ", 1)[1] for l in text.splitlines() if ": sync: " in l), "")
-            rule = re.search(r"([a-z]+\.[a-z-]+)(: counterexample| \[)", text)
-            rule = rule.group(1) if rule else ""
-            f.write(f"{path}\t{label}\t{res.returncode}\t{sync}\t{rule}\t{cpu:.2f}\n")
-            f.flush()
-            proved = sync.startswith("proved")
-            key = (label, res.returncode, "proved" if proved else "")
-            counts[key] = counts.get(key, 0) + 1
-            if label == "bad" and (res.returncode == 0 and "do not reach" not in sync or proved):
-                print("HOLE?", path, res.returncode, sync[:300], flush=True)
-            elif label == "bad" and res.returncode == 0:
-                print("named:", path, sync[:300], flush=True)
-            elif label == "good" and res.returncode == 1:
-                print("good reported:", path, rule, sync[:200], flush=True)
-    for k in sorted(counts):
-        print(counts[k], *k)
+    run_index_if_asked(out)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 "Attacks on session 44's paths"): broken schedules aimed at the front-end
 and proof paths session 44 added, with correct twins, written to
 OUT/<base>/<name>.cake with OUT/index.tsv (sound40_mutants.py's format), then
-`cake check` on each (sound44_mutants.py's runner):
+`cake check` on each (attack_runner.py's runner):
 
     bench/attacks/sound45_mutants.py OUT                # writes the files and OUT/index.tsv
     bench/attacks/sound45_mutants.py OUT --run [CAKE]   # also runs cake check on each (OUT/check.tsv)
@@ -46,11 +46,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
 import sound44_mutants as s44  # noqa: E402
-from sound39_mutants import write_index  # noqa: E402
-
-
-def text_of(path):
-    return open(os.path.join(s40.ROOT, path)).read()
+from attack_runner import read, run_index_if_asked, write_index  # noqa: E402
 
 
 def rep(old, new):
@@ -113,7 +109,7 @@ GRIDRING_MUTANTS = [
 ]
 
 # ---------------------------------------------------------------- persistent
-PWS = s40.strip_header(text_of("bench/respell/good/sm90_persistent_ws_r1.cake"))
+PWS = s40.strip_header(read("bench/respell/good/sm90_persistent_ws_r1.cake"))
 P_HEAD = """        for t in lm.range(0, my_tiles):
             tile  = lm.block_idx(0) + t * lm.grid_dim(0)
 """
@@ -270,8 +266,8 @@ BLOCK_MUTANTS += [
 ]
 
 # ---------------------------------------------------------------- turns
-TT = text_of("tests/encoder/turn_taking_test.cpp")
-TK = text_of("tests/encoder/turn_taking_kernels.h")
+TT = read("tests/encoder/turn_taking_test.cpp")
+TK = read("tests/encoder/turn_taking_kernels.h")
 SCRATCH = re.search(r'inline std::string scratchKernel.*?return (.*?)\n         body;', TK, re.S).group(1)
 SCRATCH_HEAD = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', SCRATCH)).encode().decode("unicode_escape")
 
@@ -287,7 +283,20 @@ def scratch_kernel(text, name):
 
 TURNS = {n: scratch_kernel(TT, n) for n in ("kSyncTurns", "kReaderOfTwoWriters")}
 TURNS.update({n: scratch_kernel(TK, n) for n in ("kMbarrierTurns", "kRunningMax")})
-TURNS["kRereadAcrossWait"] = s40.raw_string("tests/encoder/turn_taking_test.cpp", "kRereadAcrossWait")
+
+
+def table_kernel(text, name):
+    """`name = tableKernel(stages, R"(body)")` of turn_taking_test.cpp spelt
+    out: tableKernel's string literals and `std::to_string(e)` with `stages`."""
+    stages, body = re.search(name + r' = tableKernel\((\d+), R"\((.*?)\)"\);', text, re.S).groups()
+    head = re.search(r'std::string tableKernel.*?return (.*?)\n         body;', text, re.S).group(1)
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|std::to_string\(([^)]*)\)', head)
+    spelt = "".join(lit.encode().decode("unicode_escape") if not e else str(eval(e, {"stages": int(stages)}))
+                    for lit, e in parts)
+    return spelt + body
+
+
+TURNS["kRereadAcrossWait"] = table_kernel(TT, "kRereadAcrossWait")
 MB_PONG_TAIL = "            lm.copy(ss[0][0:1, 0:1], y)\n            lm.copy(x, ss[0][0:1, 0:1])\n            lm.arrive(q2p, iter=r)\n"
 RM_WG1_TAIL = "            lm.copy(ss[0][0:1, 0:1], y)\n            lm.bar_arrive(to0)\n"
 R2_W1 = "            if g == 1:\n                lm.copy(ss[0][0:1, 0:1], x)\n            lm.sync(tg)\n            lm.sync(tg)\n"
@@ -338,8 +347,7 @@ def main():
     for name, base, label, edits in TURN_MUTANTS:
         s40.write_text(out, "turns", name, label, s40.edited(TURNS[base], edits, name), index)
     write_index(out, index)
-    if "--run" in sys.argv:
-        s44.run(out, args[1] if len(args) > 1 else "build/cli/cake")
+    run_index_if_asked(out)
 
 
 if __name__ == "__main__":

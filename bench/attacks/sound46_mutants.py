@@ -3,7 +3,7 @@
 session 46"): broken schedules aimed at the proof and check paths session 45
 added, with correct twins, written to OUT/<base>/<name>.cake with
 OUT/index.tsv (sound40_mutants.py's format), then `cake check` on each
-(sound44_mutants.py's runner):
+(attack_runner.py's runner):
 
     bench/attacks/sound46_mutants.py OUT                # writes the files and OUT/index.tsv
     bench/attacks/sound46_mutants.py OUT --run [CAKE]   # also runs cake check on each (OUT/check.tsv)
@@ -48,16 +48,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
-import sound44_mutants as s44  # noqa: E402
-from sound39_mutants import corpus, write_index  # noqa: E402
+from attack_runner import corpus, read, run_index_if_asked, write_index  # noqa: E402
 
 
 def rep(old, new):
     return [(old, new)]
-
-
-def text_of(path):
-    return open(os.path.join(s40.ROOT, path)).read()
 
 
 # ---------------------------------------------------------------- pairs
@@ -317,9 +312,9 @@ WINDOW_TEXTS = [
 ]
 
 # ---------------------------------------------------------------- turns
-TT = text_of("tests/encoder/turn_taking_test.cpp")
+TT = read("tests/encoder/turn_taking_test.cpp")
 def scratch_head():
-    tk = text_of("tests/encoder/turn_taking_kernels.h")
+    tk = read("tests/encoder/turn_taking_kernels.h")
     body = re.search(r'inline std::string scratchKernel.*?return (.*?)\n         body;', tk, re.S).group(1)
     return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', body)).encode().decode("unicode_escape")
 
@@ -409,8 +404,7 @@ def main():
     for name, base, label, edits in TURN_MUTANTS:
         s40.write_text(out, "turns", name, label, s40.edited(base, edits, name), index)
     write_index(out, index)
-    if "--run" in sys.argv:
-        s44.run(out, args[1] if len(args) > 1 else "build/cli/cake")
+    run_index_if_asked(out)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 """Session 47's soundness attack (helper sound47, docs/z3.md "Soundness review,
 session 47"): broken schedules aimed at the proof paths session 46 added, with
 correct twins, written to OUT/<base>/<name>.cake with OUT/index.tsv
-(sound40_mutants.py's format), then `cake check` on each (sound44_mutants.py's
+(sound40_mutants.py's format), then `cake check` on each (attack_runner.py's
 runner):
 
     bench/attacks/sound47_mutants.py OUT                # writes the files and OUT/index.tsv
@@ -50,8 +50,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
-import sound44_mutants as s44  # noqa: E402
-from sound39_mutants import strip_header, write_index  # noqa: E402
+from attack_runner import read, run_index_if_asked, strip_header, write_index  # noqa: E402
 
 
 def rep(old, new):
@@ -62,7 +61,7 @@ def cpp_strings(path, funcs=None):
     """Every `const std::string NAME = ...;` of a test file, its raw strings,
     quoted strings and earlier names concatenated (`funcs`: Python forms of
     the file's helper calls, by their C++ text)."""
-    text = open(os.path.join(s40.ROOT, path)).read()
+    text = read(path)
     out = {}
     for m in re.finditer(r'const std::string (\w+) =\s*(.*?);\n', text, re.S):  # (inline or not)
         parts, rest = [], m.group(2)
@@ -273,7 +272,7 @@ BLOCKSTEP_MUTANTS = [
 ]
 
 # ---------------------------------------------------------------- modguard: guards on a remainder by a parameter
-MG_SRC = open(os.path.join(s40.ROOT, "tests/encoder/mod_guard46_test.cpp")).read()
+MG_SRC = read("tests/encoder/mod_guard46_test.cpp")
 MG_HEAD, MG_TAIL = re.search(r'return R"\((.*?)\)" \+ sync \+ R"\((.*?)\)";', MG_SRC, re.S).groups()
 MG_GUARD = "        if b % n == x:\n"
 MG_SYNC = "        lm.sync(block)\n"
@@ -365,8 +364,8 @@ def mma_reads(text, frm, to):
 
 
 def stagemult_texts():
-    fixed = open(os.path.join(s40.ROOT, TILELANG + "_fixed.cake")).read()
-    bug = open(os.path.join(s40.ROOT, TILELANG + ".cake")).read()
+    fixed = read(TILELANG + "_fixed.cake")
+    bug = read(TILELANG + ".cake")
     out = []
     for name, label, base, frm, to in [
         ("fixed_plus4_mod8", "good", fixed, "it", "(it + 4) % 8"),
@@ -400,8 +399,7 @@ def main():
     for name, label, text in stagemult_texts():
         s40.write_text(out, "stagemult", name, label, text, index)
     write_index(out, index)
-    if "--run" in sys.argv:
-        s44.run(out, args[1] if len(args) > 1 else "build/cli/cake")
+    run_index_if_asked(out)
 
 
 if __name__ == "__main__":

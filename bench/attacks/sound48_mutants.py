@@ -2,7 +2,7 @@
 """Session 48's soundness attack (helper sound48, docs/z3.md "Soundness review,
 session 48"): broken schedules aimed at the paths session 47 added, with
 correct twins, written to OUT/<base>/<name>.cake with OUT/index.tsv
-(sound40_mutants.py's format), then `cake check` on each (sound44_mutants.py's
+(sound40_mutants.py's format), then `cake check` on each (attack_runner.py's
 runner):
 
     bench/attacks/sound48_mutants.py OUT                # writes the files and OUT/index.tsv
@@ -44,9 +44,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound40_mutants as s40  # noqa: E402
-import sound44_mutants as s44  # noqa: E402
 import sound47_mutants as s47  # noqa: E402
-from sound39_mutants import write_index  # noqa: E402
+from attack_runner import run_index_if_asked, write_index  # noqa: E402
 
 rep = s47.rep
 
@@ -266,8 +265,7 @@ def main():
     for name, label, text in SLICE_TEXTS:
         s40.write_text(out, "slices", name, label, text, index)
     write_index(out, index)
-    if "--run" in sys.argv:
-        s44.run(out, args[1] if len(args) > 1 else "build/cli/cake")
+    run_index_if_asked(out)
 
 
 if __name__ == "__main__":

@@ -38,21 +38,7 @@ comment says why). Bases (run from the repository root):
   hit = 140 only (the hole: main ran hit in {0,1,55,...,64}); `hit + 5001`
   chunks under `hit >= -5000` (the least value past the scan).
 """
-import os
-import subprocess
-import sys
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def read(path):
-    with open(os.path.join(ROOT, path)) as f:
-        return f.read()
-
-
-def rep(t, a, b):
-    assert a in t, a
-    return t.replace(a, b, 1)
+from attack_runner import main_bases, raw_string, read, rep  # (the script's folder is on the path)
 
 
 def between(text, start, end):
@@ -337,26 +323,7 @@ def greatest():
     ]
 
 
-ROW = '''@cake.schedule(target="sm_80")
-def slices(lm, Src: LM.gmem, Dst: LM.gmem, P: LM.i32):
-    lm.assume(P >= 1)
-    lm.assume(P <= 1000)
-    pool = lm.smem(1024)
-    buf = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)
-    part = lm.regs(shape=(1, 128), dtype=lm.f32)
-    got = lm.regs(shape=(1, 128), dtype=lm.f32)
-    red = lm.regs(shape=(1, 1), dtype=lm.f32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-GUARD        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))
-        lm.copy(buf[0][0:1, 32 * w:32 * w + 32], part[0:1, 0:32])
-        lm.sync(block)
-        lm.copy(got[0:1, 0:READ], buf[0][0:1, 0:READ])
-        lm.reduce(red, got[0:1, 0:READ], op="max", axis=1)
-        lm.copy(Dst, red, coords=(lm.block_idx(0), w))
-'''
+ROW = raw_string("tests/encoder/cover_kernels.h", "kGuardedRowRead")  # (sound50_test.cpp's form too)
 
 
 def covered():
@@ -376,31 +343,5 @@ BASES = [("peel", peel), ("seq", seq), ("ctail", ctail), ("alias", alias), ("slo
          ("covered", covered)]
 
 
-def main(bases=None):
-    """Writes each base's schedules under OUT and, with --run, checks each
-    (sound50_mutants.py runs its own bases through this too)."""
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = args[0]
-    files = []
-    for base, make in bases or BASES:
-        os.makedirs(os.path.join(out, base), exist_ok=True)
-        for label, name, text in make():
-            path = os.path.join(out, base, f"{label}_{name}.cake")
-            with open(path, "w") as f:
-                f.write(text)
-            files.append((label, path))
-    print(f"{len(files)} schedules written under {out}")
-    if "--run" not in sys.argv:
-        return
-    cake = args[1] if len(args) > 1 else os.path.join(ROOT, "build/cli/cake")
-    holes = 0
-    for label, path in files:
-        rc = subprocess.run([cake, "check", path], capture_output=True).returncode
-        hole = label == "bad" and rc == 0
-        holes += hole
-        print(f"{rc} {label} {path}{'  HOLE' if hole else ''}", flush=True)
-    print(f"{holes} broken schedules exit 0")
-
-
 if __name__ == "__main__":
-    main()
+    main_bases(BASES)

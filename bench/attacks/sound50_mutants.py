@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sound49_mutants as s49  # noqa: E402
+from attack_runner import main_bases  # noqa: E402
 
 GUARDS = {
     "none": "",
@@ -78,4 +79,4 @@ BASES = [("between", between), ("monotone", monotone)]
 
 
 if __name__ == "__main__":
-    s49.main(BASES)
+    main_bases(BASES)

@@ -11,8 +11,8 @@ OUT/<base>/<label>_<name>.cake, then `cake check` and `cake check
 A "bad" schedule is broken: `cake check` must exit 1, or 2 (unknown), never 0,
 and `--require-proof` must not prove it (the runner marks either HOLE). A
 "good" one is correct in the model: an exit 1 is a false alarm (the runner
-marks it FALSE-ALARM); unknown is allowed. SOUND51_ONLY=base,... and
-SOUND51_MATCH=regex pick what runs. Bases (run from the repository root):
+marks it FALSE-ALARM); unknown is allowed. ONLY=base,... and
+MATCH=regex pick what runs. Bases (run from the repository root):
 
 * tail (two50's trip::cutDeadTails): the reduced tail ring of
   tests/encoder/tail_cut50_test.cpp with work left in the tail past the
@@ -51,10 +51,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import attack50_mutants as attack50  # noqa: E402
-from attack50_mutants import raw_string  # noqa: E402
+from attack_runner import main_bases, raw_string, read, rep  # noqa: E402
 import sound49_mutants as s49  # noqa: E402
-from sound49_mutants import read, rep  # noqa: E402
 
 
 # ---------------------------------------------------------------- tail
@@ -326,4 +324,4 @@ BASES = [("tail", tail), ("window", window), ("store", store), ("residue", resid
 
 
 if __name__ == "__main__":
-    attack50.main(BASES, "SOUND51")
+    main_bases(BASES, require_proof=True, timeout=240)

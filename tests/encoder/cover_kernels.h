@@ -131,4 +131,36 @@ def moving_boxes(lm, T: LM.gmem, d: LM.i32)" +
          "        lm.copy(prob, T, coords=(0, " + read + "))\n";
 }
 
+// cover47's row: two warps store 32 floats each at `32 * w`, every warp
+// reads `0:READ` after the barrier, 1 <= P <= 1000; GUARD: statements (8
+// spaces deep) before the stores. bench/attacks/sound49_mutants.py reads
+// this text too (its ROW), so the tests and the attack share one form.
+inline const std::string kGuardedRowRead = R"(@cake.schedule(target="sm_80")
+def slices(lm, Src: LM.gmem, Dst: LM.gmem, P: LM.i32):
+    lm.assume(P >= 1)
+    lm.assume(P <= 1000)
+    pool = lm.smem(1024)
+    buf = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)
+    part = lm.regs(shape=(1, 128), dtype=lm.f32)
+    got = lm.regs(shape=(1, 128), dtype=lm.f32)
+    red = lm.regs(shape=(1, 1), dtype=lm.f32)
+    warps = lm.role(warps=[0, 1], group=1)
+    block = lm.named_barrier(roles=[warps])
+    with warps:
+        w = lm.instance()
+GUARD        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))
+        lm.copy(buf[0][0:1, 32 * w:32 * w + 32], part[0:1, 0:32])
+        lm.sync(block)
+        lm.copy(got[0:1, 0:READ], buf[0][0:1, 0:READ])
+        lm.reduce(red, got[0:1, 0:READ], op="max", axis=1)
+        lm.copy(Dst, red, coords=(lm.block_idx(0), w))
+)";
+
+// kGuardedRowRead with its GUARD and READ filled in.
+inline std::string guardedRowRead(const std::string& guard, const std::string& read) {
+  std::string text = replace(kGuardedRowRead, "GUARD", guard);
+  for (int i = 0; i < 3; ++i) text = replace(text, "READ", read);  // (the copy's two, the reduce's)
+  return text;
+}
+
 }  // namespace cake::testing::cover

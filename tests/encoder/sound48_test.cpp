@@ -44,30 +44,6 @@ std::string ringTailAt(const std::string& iter) {
                  "        lm.wait(empty, iter=" + iter + ")\n");
 }
 
-// cover47's row: two warps store 32 floats each at `32 * w`, every warp
-// reads `0:read` after the barrier, 1 <= P <= 1000.
-std::string rowRead(const std::string& read) {
-  return "@cake.schedule(target=\"sm_80\")\n"
-         "def slices(lm, Src: LM.gmem, Dst: LM.gmem, P: LM.i32):\n"
-         "    lm.assume(P >= 1)\n"
-         "    lm.assume(P <= 1000)\n"
-         "    pool = lm.smem(1024)\n"
-         "    buf = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)\n"
-         "    part = lm.regs(shape=(1, 128), dtype=lm.f32)\n"
-         "    got = lm.regs(shape=(1, 128), dtype=lm.f32)\n"
-         "    red = lm.regs(shape=(1, 1), dtype=lm.f32)\n"
-         "    warps = lm.role(warps=[0, 1], group=1)\n"
-         "    block = lm.named_barrier(roles=[warps])\n"
-         "    with warps:\n"
-         "        w = lm.instance()\n"
-         "        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))\n"
-         "        lm.copy(buf[0][0:1, 32 * w:32 * w + 32], part[0:1, 0:32])\n"
-         "        lm.sync(block)\n"
-         "        lm.copy(got[0:1, 0:" + read + "], buf[0][0:1, 0:" + read + "])\n"
-         "        lm.reduce(red, got[0:1, 0:" + read + "], op=\"max\", axis=1)\n"
-         "        lm.copy(Dst, red, coords=(lm.block_idx(0), w))\n";
-}
-
 }  // namespace sound48_test
 
 namespace s48 = sound48_test;
@@ -104,9 +80,9 @@ TEST(Sound48, AFarStepAwayFromTheOperandsConstantsIsNotChecked) {
 // there too and stays clean and checked.
 TEST(Sound48, ASliceBoundThatStepsAtAResidueIsRun) {
   namespace cover = cake::testing::cover;
-  const cover::BoundedVerdict bad = cover::boundedVerdict(s48::rowRead("64 + (P * P % 1009 == 777)"));
+  const cover::BoundedVerdict bad = cover::boundedVerdict(cover::guardedRowRead("", "64 + (P * P % 1009 == 777)"));
   EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 500 is not found";
-  const cover::BoundedVerdict good = cover::boundedVerdict(s48::rowRead("64 - (P * P % 1009 == 777)"));
+  const cover::BoundedVerdict good = cover::boundedVerdict(cover::guardedRowRead("", "64 - (P * P % 1009 == 777)"));
   EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct twin is no longer clean and checked";
 }
 

@@ -20,35 +20,6 @@
 
 namespace sound50_test {
 
-// cover47's row (Sound48's rowRead): two warps store 32 floats each at
-// `32 * w`, every warp reads `0:read` after the barrier, 1 <= P <= 1000;
-// GUARD: statements (8 spaces deep) before the stores.
-std::string guardedRowRead(const std::string& guard, const std::string& read) {
-  std::string text = R"(@cake.schedule(target="sm_80")
-def slices(lm, Src: LM.gmem, Dst: LM.gmem, P: LM.i32):
-    lm.assume(P >= 1)
-    lm.assume(P <= 1000)
-    pool = lm.smem(1024)
-    buf = pool.view(offset=0, shape=(1, 128), dtype=lm.f32)
-    part = lm.regs(shape=(1, 128), dtype=lm.f32)
-    got = lm.regs(shape=(1, 128), dtype=lm.f32)
-    red = lm.regs(shape=(1, 1), dtype=lm.f32)
-    warps = lm.role(warps=[0, 1], group=1)
-    block = lm.named_barrier(roles=[warps])
-    with warps:
-        w = lm.instance()
-GUARD        lm.copy(part[0:1, 0:32], Src, coords=(lm.block_idx(0), 0))
-        lm.copy(buf[0][0:1, 32 * w:32 * w + 32], part[0:1, 0:32])
-        lm.sync(block)
-        lm.copy(got[0:1, 0:READ], buf[0][0:1, 0:READ])
-        lm.reduce(red, got[0:1, 0:READ], op="max", axis=1)
-        lm.copy(Dst, red, coords=(lm.block_idx(0), w))
-)";
-  text = cake::testing::replace(text, "GUARD", guard);
-  for (int i = 0; i < 3; ++i) text = cake::testing::replace(text, "READ", read);  // (the copy, the reduce)
-  return text;
-}
-
 // The value of parameter `name` in binding `b` (-1 where it has none).
 int64_t paramValue(const cake::ir::Schedule& s, const cake::encoder::Binding& b, const std::string& name) {
   for (int p = 0; p < static_cast<int>(s.params.size()); ++p)
@@ -68,10 +39,11 @@ TEST(Sound50, AStepBetweenTheRunsWhereThePartIsNotMonotoneIsRun) {
   namespace cover = cake::testing::cover;
   for (const std::string& guard : {"        if P == 1000:\n            lm.sync(block)\n",
                                    "        if P >= 999:\n            lm.sync(block)\n"}) {
-    const cover::BoundedVerdict bad = cover::boundedVerdict(s50::guardedRowRead(guard, "64 + (P * P % 1009 == 777)"));
+    const cover::BoundedVerdict bad = cover::boundedVerdict(cover::guardedRowRead(guard, "64 + (P * P % 1009 == 777)"));
     EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 500 is not found\n"
                                                     << guard;
-    const cover::BoundedVerdict good = cover::boundedVerdict(s50::guardedRowRead(guard, "64 - (P * P % 1009 == 777)"));
+    const cover::BoundedVerdict good =
+        cover::boundedVerdict(cover::guardedRowRead(guard, "64 - (P * P % 1009 == 777)"));
     EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct twin is no longer clean and checked\n" << guard;
   }
 }
@@ -88,10 +60,10 @@ TEST(Sound50, StepsThatCancelButForAFewValuesAreOnePart) {
   namespace cover = cake::testing::cover;
   const std::string window = "(P + 9) // 500 - (P + 3) // 500";
   for (const std::string& guard : {std::string(), std::string("        if P == 1000:\n            lm.sync(block)\n")}) {
-    const cover::BoundedVerdict bad = cover::boundedVerdict(s50::guardedRowRead(guard, "64 + " + window));
+    const cover::BoundedVerdict bad = cover::boundedVerdict(cover::guardedRowRead(guard, "64 + " + window));
     EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 491 is not found\n"
                                                     << guard;
-    const cover::BoundedVerdict good = cover::boundedVerdict(s50::guardedRowRead(guard, "64 - " + window));
+    const cover::BoundedVerdict good = cover::boundedVerdict(cover::guardedRowRead(guard, "64 - " + window));
     EXPECT_TRUE(good.rules.empty() && !good.unknown) << "the correct twin is no longer clean and checked\n" << guard;
   }
 }

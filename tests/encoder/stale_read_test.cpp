@@ -1017,18 +1017,24 @@ def rows_rounds(lm, A: LM.gmem, L: LM.gmem, R: LM.i32):
             lm.sync(block)
 )";
 
+// kRounds with each wave's rescale under `if cond:`.
+std::string roundsRescaledIf(const std::string& cond) {
+  return cake::testing::replace(kRounds,
+                                "            lm.copy(h, s[1][2 * w:2 * w + 2, :])\n"
+                                "            lm.copy(s[1][2 * w:2 * w + 2, :], h)\n",
+                                "            if " + cond +
+                                    ":\n"
+                                    "                lm.copy(h, s[1][2 * w:2 * w + 2, :])\n"
+                                    "                lm.copy(s[1][2 * w:2 * w + 2, :], h)\n");
+}
+
 }  // namespace stale_read_rows_rewritten
 
 TEST(StaleRead, RowsRewrittenByEveryWaveReadWhole) {
   using stale_read_rows_rewritten::kRounds;
   for (const int64_t r : {1, 2, 3}) EXPECT_EQ(simTextRules(kRounds, {{"R", r}}), Rules{}) << r;
   // waves[2] rescales its rows in round 0 only: round 1 finds them a round old
-  const std::string skipped =
-      cake::testing::replace(kRounds, "            lm.copy(h, s[1][2 * w:2 * w + 2, :])\n            lm.copy(s[1][2 * w:2 * w + 2, :], h)\n",
-                             "            if w != 2 or r == 0:\n"
-                             "                lm.copy(h, s[1][2 * w:2 * w + 2, :])\n"
-                             "                lm.copy(s[1][2 * w:2 * w + 2, :], h)\n");
-  ASSERT_NE(skipped, kRounds);
+  const std::string skipped = stale_read_rows_rewritten::roundsRescaledIf("w != 2 or r == 0");
   EXPECT_EQ(simTextRules(skipped, {{"R", 1}}), Rules{});
   EXPECT_TRUE(simTextRules(skipped, {{"R", 2}}).count("data.stale-read"));
   // no barrier between the rescale and the read: a race, not stale data
@@ -1045,6 +1051,33 @@ TEST(StaleRead, RowsRewrittenByEveryWaveReadWhole) {
                                "corpus/bugs/sync.race/rocsolver_potf2_simple_diag_read_vs_sqrt_store.cake"),
                            {})
                   .count("sync.race"));
+}
+
+// A wave that skips round 0's rescale only (`if w != s or r != 0:`; hunt50's
+// open question, settled in session 51: docs/rules/data.stale-read.md "A
+// wave that skips round 0"): no finding. Round 0's read of its rows is the
+// first read of them and finds their newest write, the whole write before
+// the loop that the barrier hands over; the synchronization is that of a
+// kernel that peels round 0's rescale before the loop (the wave's own write
+// there, correct). Skipping a later round is stale (another wave's rows).
+TEST(StaleRead, AWaveThatSkipsRoundZerosRescaleReadsTheSeed) {
+  const auto skipping = stale_read_rows_rewritten::roundsRescaledIf;
+  for (const int wave : {0, 1, 2}) {
+    const std::string w = std::to_string(wave);
+    for (const int64_t r : {1, 2, 3})
+      EXPECT_EQ(simTextRules(skipping("w != " + w + " or r != 0"), {{"R", r}}), Rules{}) << w << " R=" << r;
+    // a later round skipped: stale, but for the reader's own rows (waves[1]'s:
+    // its own data, never stale)
+    EXPECT_EQ(simTextRules(skipping("w != " + w + " or r != 1"), {{"R", 2}}).count("data.stale-read") == 1, wave != 1)
+        << w;
+  }
+  // round 0's rescale of waves[2] peeled before the loop: the same barriers
+  const std::string peeled = cake::testing::replace(skipping("w != 2 or r != 0"), "        for r in lm.range(0, R):\n",
+                                                    "        if w == 2:\n"
+                                                    "            lm.copy(h, s[1][4:6, :])\n"
+                                                    "            lm.copy(s[1][4:6, :], h)\n"
+                                                    "        for r in lm.range(0, R):\n");
+  for (const int64_t r : {1, 2, 3}) EXPECT_EQ(simTextRules(peeled, {{"R", r}}), Rules{}) << r;
 }
 
 // rocSOLVER's potf2_simple with column k re-read in every iteration of the
