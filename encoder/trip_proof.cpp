@@ -15286,14 +15286,14 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
     Wg = usual_wg;
     tile_count_far = TileCountRead::NotLast.far;
   };
-  bool renamed_first = true;  // (false for one attempt: RenamedNotAsSearched)
+  bool renamed_first = opts.renamed_period_first;  // (false for one attempt: RenamedNotAsSearched)
   for (;;) {
     if (Wt > 64 && Wg < usual_wg) usualWindows();  // (the narrow ring window found no tile period)
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     const bool narrow = Wg < usual_wg;
-    const bool renamed = std::exchange(renamed_first, true);
+    const bool renamed = std::exchange(renamed_first, opts.renamed_period_first);
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
                                inner_at_least, inner_multiple_of, tile_count_far, renamed);
