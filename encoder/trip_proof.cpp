@@ -6223,6 +6223,16 @@ struct GridTooSmall {
   bool tiles;  // the tile dimension (else the ring)
 };
 
+// The tile period searched with the renamed reads left out was taken over
+// the exact search's, which found one with a later warm-up, and a read it
+// left out is not renamed in every copy (requireRenamedAsSearched): the
+// same window is tried again with the exact search's period, as before.
+struct RenamedNotAsSearched {};
+
+// The first tile the tile shift maps (a period past the warm-up) of a
+// (period, warm-up) pair of the tile period search.
+int64_t tileShiftFrom(const std::pair<int64_t, int64_t>& period) { return period.first + period.second; }
+
 // The tile count E_A read inside the tile loop (`if t + 1 < my_tiles:`,
 // docs/z3.md "The tile count inside the tile loop"): the expression the
 // builder evaluated, with the loop variables it was evaluated with bound,
@@ -12775,11 +12785,16 @@ System withoutRenamedReads(const PGrid& g, const std::set<std::tuple<size_t, con
 // (withoutRenamedReads) is renamed in every copy of its part, which is what
 // every run runs; else the periods stand on text a run may take, and the
 // window is retried as the exact search would have been.
-void requireRenamedAsSearched(const PGrid& g, const std::set<std::tuple<size_t, const ir::Stmt*, int>>& renamed) {
+// Where the exact search had found a period too (a later warm-up), the
+// same window is tried again with it (RenamedNotAsSearched).
+void requireRenamedAsSearched(const PGrid& g, const std::set<std::tuple<size_t, const ir::Stmt*, int>>& renamed,
+                              bool exact_found) {
   for (const auto& [p, stmt, view] : renamed)
     if (p >= g.pre_x.size() || !g.pre_x[p] || p >= g.ring_start_reads.size() ||
-        !g.ring_start_reads[p].count({stmt, view}))
+        !g.ring_start_reads[p].count({stmt, view})) {
+      if (exact_found) throw RenamedNotAsSearched{};
       throw GridTooSmall{true};
+    }
 }
 
 // One attempt at window Wt x Wg: the argument in one line, or throws
@@ -14966,7 +14981,8 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
                               ProofBudget& budget, uint64_t& states,
                               const std::function<bool(int64_t)>& inner_at_most,
                               const std::function<bool(int64_t)>& inner_at_least,
-                              const std::function<bool(int64_t)>& inner_multiple_of, int64_t& tile_count_far) {
+                              const std::function<bool(int64_t)>& inner_multiple_of, int64_t& tile_count_far,
+                              bool renamed_first) {
   // (the ring end after the tile loop: the grid's tiles end at Wg, exitsByRingEnd)
   TileLoops tl = loops;
   tl.exit_ring_end = Wg;
@@ -15105,15 +15121,24 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
   auto rp = seriesPeriod(g.grid, ring, Wg, opts.max_period, g.ring);
   std::optional<std::pair<int64_t, int64_t>> tp;
   if (rp) tp = seriesPeriod(g.grid, tiles, Wt, opts.max_period, g.tile);
-  // (where the exact tile search fails: the reads every copy renames left
-  // out, checked after presByRingStart, requireRenamedAsSearched)
+  // (where the exact tile search fails, or finds a later warm-up: the
+  // reads every copy renames left out, checked after presByRingStart,
+  // requireRenamedAsSearched; docs/z3.md "The tile period of the renamed
+  // reads first")
   const auto renamed_before = ringStartReadsBeforeThePeriods(g, s, tl);
-  bool renamed_searched = false;
-  if (rp && !tp && !renamed_before.empty()) {
+  bool renamed_searched = false, exact_found = false;
+  auto searchRenamed = [&](const auto& search) {
+    exact_found = tp.has_value();
+    if (renamed_before.empty() || (tp && !renamed_first)) return;
+    Deltas d;
+    auto r = search(withoutRenamedReads(g, renamed_before), d);
+    if (!r || (tp && tileShiftFrom(*r) >= tileShiftFrom(*tp))) return;
     renamed_searched = true;
-    g.tile = {};
-    tp = seriesPeriod(withoutRenamedReads(g, renamed_before), tiles, Wt, opts.max_period, g.tile);
-  }
+    tp = r;
+    g.tile = std::move(d);
+  };
+  if (rp)
+    searchRenamed([&](const System& sys, Deltas& d) { return seriesPeriod(sys, tiles, Wt, opts.max_period, d); });
   if (!tp) {
     // the periods at the ring positions runs reach only (docs/z3.md "A
     // ring index minus the tile index"), where the grid has no others
@@ -15123,11 +15148,9 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     auto srp = slopedRingPeriod(g.grid, ring, ring_tile, Wg, opts.max_period, g.ring, g.reach);
     if (!srp) throw GridTooSmall{rp.has_value()};
     tp = slopedTilePeriod(g.grid, g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
-    if (!tp && !renamed_before.empty()) {
-      renamed_searched = true;
-      g.tile = {};
-      tp = slopedTilePeriod(withoutRenamedReads(g, renamed_before), g.shape, Wt, Wg, g.reach, opts.max_period, g.tile);
-    }
+    searchRenamed([&](const System& sys, Deltas& d) {
+      return slopedTilePeriod(sys, g.shape, Wt, Wg, g.reach, opts.max_period, d);
+    });
     if (!tp) throw GridTooSmall{true};
     rp = srp;
     g.slope = true;
@@ -15230,7 +15253,7 @@ std::string attemptPersistent(const ir::Schedule& s, ir::Target target, const Bi
     checkLapDeltas(checked_grid, g.ring, /*exact=*/true, &g.unmet);
     checkLapDeltas(checked_grid, g.tile, /*exact=*/true, &g.unmet);
   }
-  if (renamed_searched) requireRenamedAsSearched(g, renamed_before);
+  if (renamed_searched) requireRenamedAsSearched(g, renamed_before, exact_found);
   buildLastGrids();
   refuseLastTilePostCommitsThatDiffer(g);
   if (g.last_tile) {
@@ -15482,15 +15505,20 @@ std::string provePersistent(const ir::Schedule& s, ir::Target target, const std:
     Wg = usual_wg;
     tile_count_far = TileCountRead::NotLast.far;
   };
+  bool renamed_first = opts.renamed_period_first;  // (false for one attempt: RenamedNotAsSearched)
   for (;;) {
     if (Wt > 64 && Wg < usual_wg) usualWindows();  // (the narrow ring window found no tile period)
     if (Wt > 64 || Wg > opts.max_window)
       throw Fail(fmt::format("no steady period within {} tiles of {} K iterations", Wt, Wg));
     checkBudget(budget, fmt::format("window {}x{}", Wt, Wg));
     const bool narrow = Wg < usual_wg;
+    const bool renamed = std::exchange(renamed_first, opts.renamed_period_first);
     try {
       return attemptPersistent(s, target, checked.front(), tl, Wt, Wg, opts, budget, states, inner_at_most,
-                               inner_at_least, inner_multiple_of, tile_count_far);
+                               inner_at_least, inner_multiple_of, tile_count_far, renamed);
+    } catch (const RenamedNotAsSearched&) {
+      renamed_first = false;
+      continue;
     } catch (const GridTooSmall& small) {
       if (std::getenv("CAKE_PERSIST_STATS"))
         fmt::print(stderr, "persist-stats: window {}x{} too small in the {} dimension\n", Wt, Wg,

@@ -94,6 +94,12 @@ struct TripProofOptions {
   // persistent proof"); false starts at the usual window (tests that measure
   // what another option saves at that window).
   bool narrow_ring_window = true;
+  // The persistent proof's tile period search asks the grid with the reads
+  // every copy renames left out even where the exact search finds a
+  // period, and takes it where its tile shift starts earlier (docs/z3.md
+  // "The tile period of the renamed reads first"); false asks it only where
+  // the exact search finds none (tests that compare the two).
+  bool renamed_period_first = true;
   bool reduce = true;        // persistent-set reduction (sim_por.h) with the cycle proviso
   // Loops no barrier paces (encoder/trip_pace.h, docs/z3.md "Loops no
   // barrier paces"): the loop steps of processes ahead of a free one behind
