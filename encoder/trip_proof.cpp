@@ -14009,11 +14009,10 @@ std::optional<TrueRunStates> trueRunStates(const System& run, size_t p, const Ti
 // these states. The true runs are proof builds, which judge no exit
 // (review51: a last tile that leaves its residue unread was proved).
 int64_t tileCountLosingAProduct(const System& run, size_t p, const TileLoops& tl, int64_t Wt) {
-  if (p >= run.regs_lost_at_exit.size()) return -1;
-  const std::vector<char>& lost = run.regs_lost_at_exit[p];
   const std::vector<Instr>& prog = run.procs[p].program;
-  if (lost.size() != prog.size() + 1)
+  if (p >= run.regs_lost_at_exit.size() || run.regs_lost_at_exit[p].size() != prog.size() + 1)
     throw Fail(fmt::format("{}'s exits are not read off in the true run of {} tiles", run.procs[p].name, Wt));
+  const std::vector<char>& lost = run.regs_lost_at_exit[p];
   int64_t next = 0;  // the next tile whose first instruction is looked at
   for (size_t pc = 0; pc < prog.size(); ++pc)
     for (const auto& [var, value] : prog[pc].loops)
