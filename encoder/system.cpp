@@ -517,6 +517,7 @@ class Builder {
     for (const ir::RoleBody& body : s_.bodies)
       if (body.role == role) block(body.body);
     if (!hook_) productsUnreadAtExit();
+    if (sem_.regs_digests) recordLostAtExit();  // (the exit itself: the last entry)
     read_events_.push_back(std::move(st.read_events));
     ps_ = nullptr;
   }
@@ -858,6 +859,7 @@ class Builder {
     if (sem_.regs_digests) {
       sys_.regs_digests.resize(sys_.procs.size());
       sys_.regs_digests[proc_].push_back(regsStateId());
+      recordLostAtExit();
     }
     proc().program.push_back(std::move(in));
     return proc().program.back();
@@ -1829,6 +1831,30 @@ class Builder {
     }
   }
 
+  // Whether the instance exiting now would lose fragment `regs`'s last MMA
+  // product, `unread` its elements holding an unread product
+  // (productsUnreadAtExit's rule, below). Reads the state only.
+  bool productLostAtExit(int regs, const ElementSet& unread) {
+    if (!productUsed(regs) || !ps_->regs_refilled.count(regs)) return false;
+    const auto written = ps_->regs_product_elements.find(regs);
+    if (written == ps_->regs_product_elements.end() || written->second.empty()) return false;
+    return std::all_of(written->second.begin(), written->second.end(),
+                       [&](const auto& w) { return !unread.firstMissing(w.first, w.second); });
+  }
+
+  // BuildSemantics::regs_digests: whether an exit of the instance here (just
+  // before the instruction being added, or at the end of its program) would
+  // lose a product (System::regs_lost_at_exit). A proof's build judges no
+  // exit (productsUnreadAtExit runs in a plain build only), so a proof that
+  // decides the register hazards on true runs reads it at each tile count's
+  // exit (review51: a residue left unread only by the last tile was proved).
+  void recordLostAtExit() {
+    bool lost = false;
+    for (const auto& [regs, unread] : ps_->regs_unread) lost = lost || productLostAtExit(regs, unread);
+    sys_.regs_lost_at_exit.resize(sys_.procs.size());
+    sys_.regs_lost_at_exit[proc_].push_back(lost ? 1 : 0);
+  }
+
   // An MMA product the instance never reads before it exits is lost as
   // surely as one overwritten (data.discarded-product): CUTLASS's FP8
   // two-level accumulation without its residue promotion leaves the last
@@ -1849,18 +1875,9 @@ class Builder {
   // not a product this instance was seen to collect (review49, session 49).
   void productsUnreadAtExit() {
     std::vector<Instr>& program = proc().program;
-    for (auto& entry : ps_->regs_unread) {
-      // (named, not a structured binding: the lambda below captures them;
-      // clang before 16 refuses to capture a structured binding)
-      const int regs = entry.first;
-      const ElementSet& unread = entry.second;
-      if (!productUsed(regs) || !ps_->regs_refilled.count(regs)) continue;
-      const auto& written = ps_->regs_product_elements[regs];
-      if (written.empty() || !std::all_of(written.begin(), written.end(), [&](const auto& w) {
-            return !unread.firstMissing(w.first, w.second);
-          }))
-        continue;
-      const std::optional<int64_t> hit = written.front().first;
+    for (const auto& [regs, unread] : ps_->regs_unread) {
+      if (!productLostAtExit(regs, unread)) continue;
+      const std::optional<int64_t> hit = ps_->regs_product_elements.at(regs).front().first;
       const int product_at = ps_->regs_product_at[regs];
       for (int pc = static_cast<int>(program.size()) - 1; pc > product_at; --pc) {
         if (program[static_cast<size_t>(pc)].regs_hazard.regs_space >= 0) continue;

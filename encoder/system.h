@@ -327,6 +327,12 @@ struct System {
   // name. Two equal digests: the same register hazard verdicts for every
   // continuation of the same ops (the state is all they read).
   std::vector<std::vector<int64_t>> regs_digests;
+  // Only with BuildSemantics::regs_digests: per process, per instruction,
+  // whether the instance exiting just before it would leave an MMA product
+  // unread (data.discarded-product, the builder's productsUnreadAtExit
+  // rule, which a build with a hook does not judge), and one entry more for
+  // the end of its program.
+  std::vector<std::vector<char>> regs_lost_at_exit;
 
   int slotOf(int barrier, int64_t slot, int cta = 0) const {
     return cta * slots_per_cta + barrier_base[barrier] + static_cast<int>(slot);

@@ -14019,6 +14019,30 @@ std::optional<TrueRunStates> trueRunStates(const System& run, size_t p, const Ti
   return out;
 }
 
+// The tile count after which an exit of process p leaves an MMA product
+// unread (System::regs_lost_at_exit, data.discarded-product at the exit),
+// or -1. A run of T < Wt tiles is the run's prefix (no op after the tile
+// loop names a fragment), so its exit state is the state at tile T's first
+// instruction (T = Wt: the run's end); the tile states repeat from some t0
+// with period q (tilesRepeat), so every larger tile count exits in one of
+// these states. The true runs are proof builds, which judge no exit
+// (review51: a last tile that leaves its residue unread was proved).
+int64_t tileCountLosingAProduct(const System& run, size_t p, const TileLoops& tl, int64_t Wt) {
+  const std::vector<Instr>& prog = run.procs[p].program;
+  if (p >= run.regs_lost_at_exit.size() || run.regs_lost_at_exit[p].size() != prog.size() + 1)
+    throw Fail(fmt::format("{}'s exits are not read off in the true run of {} tiles", run.procs[p].name, Wt));
+  const std::vector<char>& lost = run.regs_lost_at_exit[p];
+  int64_t next = 0;  // the next tile whose first instruction is looked at
+  for (size_t pc = 0; pc < prog.size(); ++pc)
+    for (const auto& [var, value] : prog[pc].loops)
+      if (tl.tile_vars.count(var) && value == next) {
+        if (lost[pc]) return next;
+        ++next;
+      }
+  if (next != Wt) throw Fail(fmt::format("{} starts {} of {} tiles in the true run", run.procs[p].name, next, Wt));
+  return lost.back() ? Wt : -1;
+}
+
 // Whether every tile of the run repeats its register states q iterations
 // on, from some k0 with k0 + q below the tile's end.
 bool everyTileRepeats(const TrueRunStates& st, int64_t q) {
@@ -14060,6 +14084,10 @@ std::string regsDecidedByTrueRuns(const ir::Schedule& s, const Binding& binding,
       if (p >= run.regs_digests.size()) continue;
       const std::optional<TrueRunStates> st = trueRunStates(run, p, tl, Wt, L);
       if (!st) continue;
+      if (const int64_t T = tileCountLosingAProduct(run, p, tl, Wt); T >= 0)
+        throw Fail(fmt::format("{} exits with an MMA product unread after {} tiles of {} iterations (data.discarded-product; "
+                               "register hazards decided by true runs)",
+                               run.procs[p].name, T, L));
       if (!tilesRepeat(*st, q))
         throw Fail(fmt::format("{}'s register state does not repeat with the tiles in the true run of {} tiles of {} "
                                "iterations",

@@ -40,7 +40,7 @@ CAKE_FINGERPRINT_SIZE(Process, 80);
 CAKE_FINGERPRINT_SIZE(BarrierSlot, 48);
 CAKE_FINGERPRINT_SIZE(NamedBarrier, 40);
 CAKE_FINGERPRINT_SIZE(MemSpace, 72);
-CAKE_FINGERPRINT_SIZE(System, 408);  // regs_digests: no engine reads it (a proof's true runs only)
+CAKE_FINGERPRINT_SIZE(System, 432);  // regs_digests, regs_lost_at_exit: no engine reads them (a proof's true runs only)
 #undef CAKE_FINGERPRINT_SIZE
 #endif
 

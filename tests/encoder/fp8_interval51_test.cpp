@@ -149,6 +149,30 @@ TEST(Fp8Interval51, BrokenPromotionsAreNotProved) {
   }
 }
 
+// Tile t % 4 == 2 leaves its residue in the temporary and tile t % 4 == 3
+// collects it first: only a run whose last tile is t % 4 == 2 (a tile
+// count 3 modulo 4, k_tiles % 4 != 0) leaves the product unread, at its
+// exit (data.discarded-product). The builder judges an exit in a plain
+// build only, and the true runs are proof builds: they judged no exit, and
+// this was proved (review51); now each tile count's exit is read off the
+// true run (System::regs_lost_at_exit).
+TEST(Fp8Interval51, ResidueLeftUnreadOnlyAtTheExitIsNotProved) {
+  std::string text = edited(kInterval,
+                            "            if k_tiles % 4 != 0:\n                lm.binary(acc, acc, tmp, op=\"add\")\n",
+                            "            if k_tiles % 4 != 0:\n                if t % 4 != 2:\n"
+                            "                    lm.binary(acc, acc, tmp, op=\"add\")\n");
+  text = edited(text, "            lm.fill(acc, 0.0)\n",
+                "            lm.fill(acc, 0.0)\n            if t % 4 == 3:\n"
+                "                lm.binary(acc, acc, tmp, op=\"add\")\n");
+  auto mod = compile(text);
+  const ir::Schedule& x = mod.schedules.at(0);
+  EXPECT_EQ(exploredAt(x, 3, 1), encoder::Outcome::Violation);
+  EXPECT_EQ(exploredAt(x, 4, 1), encoder::Outcome::Pass);
+  const encoder::ModelCheckResult r = proveAt64(x);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << "UNSOUND: " << r.engine;
+  EXPECT_NE(r.detail.find("exits with an MMA product unread after 3 tiles"), std::string::npos) << r.detail;
+}
+
 // The register states a build records (BuildSemantics::regs_digests): one
 // per instruction, the same number exactly for the same state. In one tile
 // of 13 K blocks the consumer's state at a K iteration's start repeats
