@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "checks/step_bounds.h"
 #include "cover_kernels.h"
@@ -60,6 +61,27 @@ ExprPtr randomExpr(std::mt19937& rng, int depth) {
   }
 }
 
+// The other parameter's value in the random tests.
+cake::ir::EvalEnv otherParamAtThree() {
+  cake::ir::EvalEnv at;
+  at.params[1] = 3;
+  return at;
+}
+
+// `count` random residue facts on parameter 0: `(x + d) % m` (!= or ==) r.
+std::vector<ExprPtr> randomResidueFacts(std::mt19937& rng, int count) {
+  std::uniform_int_distribution<int> small(-9, 9), modulus(2, 12);
+  std::vector<ExprPtr> facts;
+  for (int f = count; f > 0; --f) {
+    const ExprPtr shifted = makeExpr(ExprKind::Add, {param(0), makeConst(small(rng))});
+    const int64_t m = modulus(rng);
+    facts.push_back(makeExpr(f % 2 ? ExprKind::Ne : ExprKind::Eq,
+                             {makeExpr(ExprKind::Mod, {shifted, makeConst(m)}),
+                              makeConst(std::uniform_int_distribution<int64_t>(0, m - 1)(rng))}));
+  }
+  return facts;
+}
+
 }  // namespace step_bounds_test
 
 namespace sbt = step_bounds_test;
@@ -68,8 +90,7 @@ namespace sbt = step_bounds_test;
 // (the other parameter at 3) lies within its bounds and residue class.
 TEST(StepBounds, BoundsHoldAtEveryValue) {
   std::mt19937 rng(49);
-  cake::ir::EvalEnv at;
-  at.params[1] = 3;
+  const cake::ir::EvalEnv at = sbt::otherParamAtThree();
   const sbt::Span xs = sbt::Span::of(-40, 40);
   int checked = 0, narrow = 0;
   for (int n = 0; n < 3000; ++n) {
@@ -128,21 +149,12 @@ TEST(StepBounds, AllowedSpanReadsComparisonsAndResidues) {
 // bendsOver names, whose scan reads one period of the span alone.
 TEST(StepBounds, BendsOverNamesEveryBendOfTheSpan) {
   std::mt19937 rng(51);
-  std::uniform_int_distribution<int> small(-9, 9), modulus(2, 12);
-  cake::ir::EvalEnv at;
-  at.params[1] = 3;
+  const cake::ir::EvalEnv at = sbt::otherParamAtThree();
   const sbt::Span xs = sbt::Span::of(-300, 300);
   int decided = 0, bent = 0;
   for (int n = 0; n < 1500; ++n) {
     const sbt::ExprPtr e = sbt::randomExpr(rng, 1 + n % 4);
-    std::vector<sbt::ExprPtr> facts;
-    for (int f = n % 3; f > 0; --f) {
-      const sbt::ExprPtr shifted = sbt::makeExpr(sbt::ExprKind::Add, {sbt::param(0), sbt::makeConst(small(rng))});
-      const int64_t m = modulus(rng);
-      facts.push_back(sbt::makeExpr(f % 2 ? sbt::ExprKind::Ne : sbt::ExprKind::Eq,
-                                    {sbt::makeExpr(sbt::ExprKind::Mod, {shifted, sbt::makeConst(m)}),
-                                     sbt::makeConst(std::uniform_int_distribution<int64_t>(0, m - 1)(rng))}));
-    }
+    const std::vector<sbt::ExprPtr> facts = sbt::randomResidueFacts(rng, n % 3);
     const auto bends = cake::checks::bendsOver(*e, facts, 0, xs, at);
     if (!bends) continue;
     ++decided;
