@@ -4243,7 +4243,8 @@ class BindingSearch {
   // parameter with both neighbours is allowed (the lm.assume facts, at the
   // value and its neighbours, and `facts`), or over the allowed ones the
   // part never bends (one step), or every value it can take is one the
-  // bindings show, or every bend its steps allow is a shape they show. Only
+  // bindings show, or every bend its steps allow (or, where the part
+  // repeats, every bend it makes: everyBendShown) is a shape they show. Only
   // where the integer solver would read everything (intEncodable): where
   // it would not, its Unknown names the part, as before. (Helper gate49,
   // session 49: the corpus's far-step queries cost a solver context each,
@@ -4261,9 +4262,23 @@ class BindingSearch {
       const std::optional<Span> xs = allowedSpan(facts, p, side, at);
       if (!xs) continue;
       const std::optional<PartBounds> b = partBounds(*part, p, Span::of(xs->lo - 1, xs->hi + 1), at);
-      if (!b || !noUnseenBend(*b, seen[negative])) return false;
+      if (b && noUnseenBend(*b, seen[negative])) continue;
+      if (!everyBendShown(part, p, facts, *xs, at, seen[negative])) return false;
     }
     return true;
+  }
+  // Whether every bend the part makes over the allowed values is a shape
+  // the bindings show, where the part repeats (bendsOver: exact over one
+  // period). `c * lm.cdiv(K, 64) + K // 64` (a tile loop's copies of the
+  // k-tile count, summed: sound50) steps by 0, 1, c or c + 1, past
+  // noUnseenBend's pairs of steps, and under `K % 64 != 0` never bends
+  // where the facts hold at K - 1, K and K + 1; the solver spent 1 to 2.3 s
+  // on each such query, and half ran out of resource units (helper far51,
+  // session 51).
+  static bool everyBendShown(const ExprPtr& part, int p, const std::vector<ExprPtr>& facts, const Span& xs,
+                             const ir::EvalEnv& at, const SeenOnSide& seen) {
+    const auto bends = bendsOver(*part, facts, p, xs, at);
+    return bends && std::all_of(bends->begin(), bends->end(), [&](const auto& b) { return seen.shapes.count(b) > 0; });
   }
   static bool noUnseenBend(const PartBounds& b, const SeenOnSide& seen) {
     if (b.step.single()) return true;

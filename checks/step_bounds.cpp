@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace cake::checks {
 namespace {
@@ -374,6 +375,103 @@ void conjuncts(const ir::ExprPtr& e, std::vector<const Expr*>& out) {
   out.push_back(e.get());
 }
 
+// ---- repeats: e(x + length) = e(x) + shift for every integer x
+
+// The exact repeat of an expression in p over unbounded integers: `c *
+// lm.cdiv(K, 64) + K // 64` gains c + 1 every 64 values of K, `K % 64 != 0`
+// repeats every 64 (shift 0). Each operation keeps one: a sum the least
+// common length, `f // k` (and `%`, lm.cdiv) the least multiple of the
+// length over which f's shift is a multiple of k, min, max and comparisons
+// operands that gain alike.
+struct Repeat {
+  Wide length = 1;
+  Wide shift = 0;
+};
+
+class Repeats {
+ public:
+  Repeats(int p, const ir::EvalEnv& at) : p_(p), at_(at) {}
+
+  // nullopt: not worked out (a loop variable, lm.instance(), a divisor that
+  // reads p or is 0, a product of two factors that read p, min, max or a
+  // comparison of operands that gain unlike, a length past kLongest).
+  std::optional<Repeat> of(const Expr& e) const {
+    if (!ir::readsSymbol(e, ExprKind::Param, p_)) {
+      if (!fixedValue(e)) return std::nullopt;
+      return Repeat{};
+    }
+    if (e.kind == ExprKind::Param) return e.index == p_ ? std::optional<Repeat>(Repeat{1, 1}) : std::nullopt;
+    for (const ir::ExprPtr& a : e.args)
+      if (!a) return std::nullopt;
+    if ((e.kind == ExprKind::Neg || e.kind == ExprKind::Not) && e.args.size() == 1) {
+      const std::optional<Repeat> a = of(*e.args[0]);
+      if (!a || (e.kind == ExprKind::Not && a->shift != 0)) return std::nullopt;
+      return Repeat{a->length, e.kind == ExprKind::Neg ? -a->shift : 0};
+    }
+    if (e.args.size() != 2) return std::nullopt;
+    switch (e.kind) {
+      case ExprKind::FloorDiv: case ExprKind::Mod: case ExprKind::CDiv: return quotient(e);
+      case ExprKind::Mul: return product(e);
+      default: break;
+    }
+    const std::optional<Repeat> a = of(*e.args[0]), b = of(*e.args[1]);
+    if (!a || !b) return std::nullopt;
+    const Wide length = a->length / gcdOf(a->length, b->length) * b->length;
+    if (length > kLongest) return std::nullopt;
+    const Wide sa = a->shift * (length / a->length), sb = b->shift * (length / b->length);
+    switch (e.kind) {
+      case ExprKind::Add: return checked(length, sa + sb);
+      case ExprKind::Sub: return checked(length, sa - sb);
+      case ExprKind::Min: case ExprKind::Max:
+        if (sa != sb) return std::nullopt;
+        return checked(length, sa);
+      case ExprKind::And: case ExprKind::Or:
+        if (sa != 0 || sb != 0) return std::nullopt;
+        return Repeat{length, 0};
+      default:
+        if (!isComparison(e.kind) || sa != sb) return std::nullopt;
+        return Repeat{length, 0};
+    }
+  }
+
+  static constexpr Wide kLongest = 4096;
+
+ private:
+  int p_;
+  const ir::EvalEnv& at_;
+
+  std::optional<int64_t> fixedValue(const Expr& e) const {
+    if (!readsOnlyFixedSymbols(e)) return std::nullopt;
+    return ir::evaluate(e, at_);
+  }
+  static std::optional<Repeat> checked(Wide length, Wide shift) {
+    if (shift > kLimit || shift < -kLimit) return std::nullopt;
+    return Repeat{length, shift};
+  }
+  // f // k, f % k, lm.cdiv(f, k): over m lengths f gains m s; with k
+  // dividing m s, (f + m s) // k = f // k + m s / k (likewise lm.cdiv),
+  // and (f + m s) % k = f % k.
+  std::optional<Repeat> quotient(const Expr& e) const {
+    if (ir::readsSymbol(*e.args[1], ExprKind::Param, p_)) return std::nullopt;
+    const std::optional<int64_t> k = fixedValue(*e.args[1]);
+    const std::optional<Repeat> f = of(*e.args[0]);
+    if (!k || *k == 0 || !f) return std::nullopt;
+    const Wide m = (*k < 0 ? -Wide(*k) : Wide(*k)) / gcdOf(f->shift, *k);
+    if (f->length * m > kLongest) return std::nullopt;
+    return Repeat{f->length * m, e.kind == ExprKind::Mod ? 0 : f->shift * m / *k};
+  }
+  std::optional<Repeat> product(const Expr& e) const {
+    for (int side = 0; side < 2; ++side) {
+      if (ir::readsSymbol(*e.args[side], ExprKind::Param, p_)) continue;
+      const std::optional<int64_t> c = fixedValue(*e.args[side]);
+      const std::optional<Repeat> f = of(*e.args[1 - side]);
+      if (!c || !f) return std::nullopt;
+      return checked(f->length, f->shift * *c);
+    }
+    return std::nullopt;
+  }
+};
+
 }  // namespace
 
 Span Span::of(__int128 lo, __int128 hi) {
@@ -437,6 +535,51 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
 bool isComparison(ExprKind k) {
   return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
          k == ExprKind::Ne;
+}
+
+std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e, const std::vector<ir::ExprPtr>& facts,
+                                                                int p, const Span& xs, const ir::EvalEnv& at) {
+  if (xs.empty() || !xs.finite()) return std::nullopt;
+  const Repeats repeats(p, at);
+  const std::optional<Repeat> part = repeats.of(e);
+  if (!part) return std::nullopt;
+  // The facts that repeat (shift 0) hold at x exactly where they hold at x
+  // plus their length; the others are not read (more values looked at).
+  Wide length = part->length;
+  std::vector<const Expr*> all, repeating;
+  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
+  for (const Expr* f : all) {
+    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;  // (fixed: allowedSpan reads it)
+    const std::optional<Repeat> r = repeats.of(*f);
+    if (!r || r->shift != 0) continue;
+    const Wide l = length / gcdOf(length, r->length) * r->length;
+    if (l > Repeats::kLongest) continue;
+    length = l;
+    repeating.push_back(f);
+  }
+  // The differences at x repeat with the part: one length of the span
+  // (all of it where shorter) shows every bend the span has.
+  ir::EvalEnv env = at;
+  auto value = [&](Wide x) {
+    env.params[p] = static_cast<int64_t>(x);
+    return ir::evaluate(e, env);
+  };
+  std::set<std::pair<int64_t, int64_t>> bends;
+  for (Wide x = xs.lo; x <= xs.hi && x < xs.lo + length; ++x) {
+    env.params[p] = static_cast<int64_t>(x);
+    if (std::any_of(repeating.begin(), repeating.end(), [&](const Expr* f) {
+          const std::optional<int64_t> v = ir::evaluate(*f, env);
+          return v && *v == 0;  // (not evaluated: kept)
+        }))
+      continue;
+    const std::optional<int64_t> below = value(x - 1), here = value(x), above = value(x + 1);
+    if (!below || !here || !above) return std::nullopt;
+    const Wide down = Wide(*here) - *below, up = Wide(*above) - *here;
+    if (down == up) continue;
+    if (down > INT64_MAX || down < INT64_MIN || up > INT64_MAX || up < INT64_MIN) return std::nullopt;
+    bends.insert({static_cast<int64_t>(down), static_cast<int64_t>(up)});
+  }
+  return bends;
 }
 
 }  // namespace cake::checks

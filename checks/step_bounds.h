@@ -17,7 +17,10 @@
 // out has no witness; anything else goes to the solver as before.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "ir/schedule.h"
@@ -68,6 +71,21 @@ std::optional<PartBounds> partBounds(const ir::Expr& e, int p, const Span& xs, c
 // (`(K + 1) % 4 == 0`: periodic in `p`, asked over one period). A fact read
 // otherwise narrows nothing; it never wrongly narrows.
 std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Span xs, const ir::EvalEnv& at);
+
+// Every bend (differences down f(x) - f(x - 1) and up f(x + 1) - f(x), down
+// != up) `e` makes at a value x of parameter `p` in `xs` where each fact
+// of `facts` that repeats in p holds (`K % 64 != 0` and its shifts `(K +
+// -1) % 64 != 0`; the other facts are not read), the other symbols as in
+// partBounds. Exact where `e` repeats: e(x + L) = e(x) + D for every
+// integer x with L at most 4,096 (sums of constant multiples of floor and
+// ceiling quotients and residues of such sums by fixed divisors, and their
+// min, max and comparisons where the operands gain alike), so one length
+// of the span shows every bend: `c * lm.cdiv(K, 64) + K // 64` bends
+// only at K % 64 in {63, 0, 1}, which `K % 64 != 0` at K - 1, K and K + 1
+// leaves none of. nullopt where `e` is not seen to repeat, `xs` is not
+// finite, or an evaluation fails.
+std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e, const std::vector<ir::ExprPtr>& facts,
+                                                                int p, const Span& xs, const ir::EvalEnv& at);
 
 // Whether `k` compares two integers (<, <=, >, >=, ==, !=); shared with
 // the covering values (model_check.cpp).

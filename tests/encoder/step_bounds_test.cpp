@@ -5,8 +5,11 @@
 // and a far step whose values the bounds cannot rule out is still found.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "checks/step_bounds.h"
 #include "cover_kernels.h"
@@ -58,6 +61,27 @@ ExprPtr randomExpr(std::mt19937& rng, int depth) {
   }
 }
 
+// The other parameter's value in the random tests.
+cake::ir::EvalEnv otherParamAtThree() {
+  cake::ir::EvalEnv at;
+  at.params[1] = 3;
+  return at;
+}
+
+// `count` random residue facts on parameter 0: `(x + d) % m` (!= or ==) r.
+std::vector<ExprPtr> randomResidueFacts(std::mt19937& rng, int count) {
+  std::uniform_int_distribution<int> small(-9, 9), modulus(2, 12);
+  std::vector<ExprPtr> facts;
+  for (int f = count; f > 0; --f) {
+    const ExprPtr shifted = makeExpr(ExprKind::Add, {param(0), makeConst(small(rng))});
+    const int64_t m = modulus(rng);
+    facts.push_back(makeExpr(f % 2 ? ExprKind::Ne : ExprKind::Eq,
+                             {makeExpr(ExprKind::Mod, {shifted, makeConst(m)}),
+                              makeConst(std::uniform_int_distribution<int64_t>(0, m - 1)(rng))}));
+  }
+  return facts;
+}
+
 }  // namespace step_bounds_test
 
 namespace sbt = step_bounds_test;
@@ -66,8 +90,7 @@ namespace sbt = step_bounds_test;
 // (the other parameter at 3) lies within its bounds and residue class.
 TEST(StepBounds, BoundsHoldAtEveryValue) {
   std::mt19937 rng(49);
-  cake::ir::EvalEnv at;
-  at.params[1] = 3;
+  const cake::ir::EvalEnv at = sbt::otherParamAtThree();
   const sbt::Span xs = sbt::Span::of(-40, 40);
   int checked = 0, narrow = 0;
   for (int n = 0; n < 3000; ++n) {
@@ -119,6 +142,69 @@ TEST(StepBounds, AllowedSpanReadsComparisonsAndResidues) {
   s = allowedSpan({sbt::makeExpr(sbt::ExprKind::Lt, {sbt::makeExpr(sbt::ExprKind::Mul, {K, K}), sbt::makeConst(100)})}, 0, sbt::Span::of(0, 50), at);
   ASSERT_TRUE(s);
   EXPECT_TRUE(s->lo == 0 && s->hi == 50);
+}
+
+// Every bend (down != up) a random expression makes at x in [-300, 300]
+// where random residue facts hold (`(x + d) % m != r` and `== r`) is one
+// bendsOver names, whose scan reads one period of the span alone.
+TEST(StepBounds, BendsOverNamesEveryBendOfTheSpan) {
+  std::mt19937 rng(51);
+  const cake::ir::EvalEnv at = sbt::otherParamAtThree();
+  const sbt::Span xs = sbt::Span::of(-300, 300);
+  int decided = 0, bent = 0;
+  for (int n = 0; n < 1500; ++n) {
+    const sbt::ExprPtr e = sbt::randomExpr(rng, 1 + n % 4);
+    const std::vector<sbt::ExprPtr> facts = sbt::randomResidueFacts(rng, n % 3);
+    const auto bends = cake::checks::bendsOver(*e, facts, 0, xs, at);
+    if (!bends) continue;
+    ++decided;
+    bent += !bends->empty();
+    cake::ir::EvalEnv env = at;
+    auto value = [&](int64_t x) {
+      env.params[0] = x;
+      return cake::ir::evaluate(*e, env);
+    };
+    for (int64_t x = xs.lo; x <= xs.hi; ++x) {
+      env.params[0] = x;
+      if (std::any_of(facts.begin(), facts.end(), [&](const sbt::ExprPtr& f) { return cake::ir::evaluate(*f, env) == 0; }))
+        continue;
+      const auto below = value(x - 1), here = value(x), above = value(x + 1);
+      ASSERT_TRUE(below && here && above);
+      if (*here - *below == *above - *here) continue;
+      EXPECT_TRUE(bends->count({*here - *below, *above - *here}))
+          << cake::ir::exprToString(*e, {}) << " bends at " << x << " by (" << *here - *below << ", " << *above - *here
+          << "), not named";
+    }
+  }
+  EXPECT_GT(decided, 600);
+  EXPECT_GT(bent, 100);
+}
+
+// The tile loop's copies of the k-tile count summed (`3 * lm.cdiv(K, 64) +
+// K // 64`, Peel48's persistent peel) bend at K % 64 in {63, 0, 1} only:
+// under K % 64 != 0 at K - 1, K and K + 1, nowhere. A part that does not
+// repeat (`min(K, 100)`, `K * K`) is not worked out.
+TEST(StepBounds, SummedTileCountsBendOnlyAtTheResidueTile) {
+  using sbt::ExprKind;
+  const sbt::ExprPtr K = sbt::param(0);
+  const sbt::ExprPtr c64 = sbt::makeConst(64);
+  const sbt::ExprPtr part =
+      sbt::makeExpr(ExprKind::Add, {sbt::makeExpr(ExprKind::Mul, {sbt::makeConst(3), sbt::makeExpr(ExprKind::CDiv, {K, c64})}),
+                                    sbt::makeExpr(ExprKind::FloorDiv, {K, c64})});
+  auto notTileEnd = [&](int64_t d) {
+    return sbt::makeExpr(ExprKind::Ne, {sbt::makeExpr(ExprKind::Mod, {sbt::makeExpr(ExprKind::Add, {K, sbt::makeConst(d)}), c64}),
+                                        sbt::makeConst(0)});
+  };
+  const sbt::Span xs = sbt::Span::of(1, INT32_MAX);
+  const cake::ir::EvalEnv at;
+  const auto all = cake::checks::bendsOver(*part, {}, 0, xs, at);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(*all, (std::set<std::pair<int64_t, int64_t>>{{1, 3}, {3, 0}, {0, 1}}));
+  const auto residue = cake::checks::bendsOver(*part, {notTileEnd(-1), notTileEnd(0), notTileEnd(1)}, 0, xs, at);
+  ASSERT_TRUE(residue);
+  EXPECT_TRUE(residue->empty());
+  EXPECT_FALSE(cake::checks::bendsOver(*sbt::makeExpr(ExprKind::Min, {K, sbt::makeConst(100)}), {}, 0, xs, at));
+  EXPECT_FALSE(cake::checks::bendsOver(*sbt::makeExpr(ExprKind::Mul, {K, K}), {}, 0, xs, at));
 }
 
 // A far step whose every value the bounds allow but no binding shows: `(2 *
