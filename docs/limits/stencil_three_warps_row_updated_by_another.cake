@@ -1,0 +1,21 @@
+@cake.schedule(target="sm_80")
+def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    pool = lm.smem(1024)
+    buf  = pool.view(offset=0, shape=(6, 8), dtype=lm.f32)
+    two  = lm.regs(shape=(2, 8), dtype=lm.f32)
+    all4 = lm.regs(shape=(6, 8), dtype=lm.f32)
+    one  = lm.regs(shape=(1, 8), dtype=lm.f32)
+    ws = lm.role(warps=[0, 1, 2], group=1)
+    bar = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(two, X, coords=(2 * w, 0))
+        lm.copy(buf[0][2 * w:2 * w + 2, :], two)
+        lm.sync(bar)
+        for it in lm.range(0, n):
+            lm.copy(all4, buf[0])
+            lm.sync(bar)
+            lm.copy(one, all4[1:2, :])
+            lm.copy(buf[0][2 - w:3 - w, :], one)
+            lm.sync(bar)
+        lm.copy(Y, all4, coords=(4 * w, 0))
