@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <set>
 #include <string>
@@ -68,6 +70,14 @@ inline CheckAnswer modelCheck(const ir::Schedule& s, checks::SyncEngine engine =
     if (f.rule.rfind("sync.", 0) == 0 || f.rule.rfind("data.", 0) == 0 || f.rule.rfind("proxy.", 0) == 0)
       out.rules.insert(f.rule);
   return out;
+}
+
+// The work units a proof's engine line ends with ("... [N work units]"); 0
+// where it names none.
+inline uint64_t proofWorkUnits(const std::string& engine) {
+  const size_t at = engine.rfind('[');
+  if (at == std::string::npos) return 0;
+  return std::strtoull(engine.c_str() + at + 1, nullptr, 10);
 }
 
 inline std::string join(const std::set<std::string>& s) {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "attack_util.h"
 #include "encoder/simulator.h"
 #include "encoder/trip_proof.h"
 #include "test_util.h"
@@ -44,12 +45,6 @@ encoder::ModelCheckResult ringProve(const ir::Schedule& s, bool cluster_ring, ui
 }
 
 // The work units a proof reports ("... [N work units]").
-uint64_t ringWorkOf(const std::string& engine) {
-  const size_t at = engine.rfind('[');
-  if (at == std::string::npos) return 0;
-  return std::strtoull(engine.c_str() + at + 1, nullptr, 10);
-}
-
 // Does the bounded check meet a violation at some of these (M, K)?
 bool ringBrokenSomewhere(const ir::Schedule& s) {
   return cake::testing::brokenOnGrid(s, {{"M", {1, 65, 129}}, {"K", {1, 65, 129}}});
@@ -70,19 +65,19 @@ TEST(TripClusterRing, HummingFixedIsProvedAtTheDefaultBudget) {
   ASSERT_FALSE(m.schedules.empty());
   const encoder::ModelCheckResult with = ringProve(m.schedules[0], true, kDefaultBudget, true, false);
   ASSERT_EQ(with.outcome, encoder::Outcome::Proved) << with.detail;
-  EXPECT_LE(ringWorkOf(with.engine), kDefaultBudget);
+  EXPECT_LE(cake::testing::attacks::proofWorkUnits(with.engine), kDefaultBudget);
   const encoder::ModelCheckResult without = ringProve(m.schedules[0], false, kDefaultBudget, false, false);
   // (since session 50's merged tree it may fit the default budget without
   // both at the usual window too; the rotation must then still save work)
   if (without.outcome == encoder::Outcome::Proved) {
-    EXPECT_LT(ringWorkOf(with.engine), ringWorkOf(without.engine)) << without.engine;
+    EXPECT_LT(cake::testing::attacks::proofWorkUnits(with.engine), cake::testing::attacks::proofWorkUnits(without.engine)) << without.engine;
   } else {
     EXPECT_EQ(without.outcome, encoder::Outcome::Unknown) << without.detail;
     EXPECT_NE(without.detail.find("work budget"), std::string::npos) << without.detail;
   }
-  std::cout << "[ humming: " << with.states << " states, " << ringWorkOf(with.engine)
+  std::cout << "[ humming: " << with.states << " states, " << cake::testing::attacks::proofWorkUnits(with.engine)
             << " units with the rotation; without: " << without.states << " states, "
-            << (without.outcome == encoder::Outcome::Proved ? std::to_string(ringWorkOf(without.engine)) + " units"
+            << (without.outcome == encoder::Outcome::Proved ? std::to_string(cake::testing::attacks::proofWorkUnits(without.engine)) + " units"
                                                             : without.detail.substr(0, 160))
             << " ]\n";
 }
