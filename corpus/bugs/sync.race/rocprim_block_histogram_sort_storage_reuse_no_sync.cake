@@ -15,7 +15,8 @@
 # fixed form is rocprim_block_histogram_sort_storage_reuse_no_sync_fixed.cake.
 # Written in CAKE IR as an sm_80 schedule, for a 256-thread block (four
 # wave64s, each a one-warp instance, group=1), 4 unsigned items per thread
-# and 256 bins (tile 1,024 keys = 4,096 bytes of exchange storage; the
+# and 256 bins (a configuration chosen here: the PR names none; tile 1,024
+# keys = 4,096 bytes of exchange storage; the
 # flags take bytes [0, 1024), start [1024, 2048), end [2048, 3072)):
 # syncthreads is a named barrier.  The exchange's ranked scatter is written
 # as each wave storing its keys to rows w, w + 4, w + 8, w + 12 of the 16 x
