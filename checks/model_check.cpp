@@ -6103,8 +6103,8 @@ class Driver {
     if (from < bindings.size()) {
       constexpr size_t kShown = 4;
       std::string list;
-      for (size_t j = from; j < bindings.size() && j < from + kShown; ++j) list += (j > from ? ", " : "") + text(bindings[j]);
-      if (bindings.size() - from > kShown) list += fmt::format(" and {} more", bindings.size() - from - kShown);
+      for (size_t j = from; j < bindings.size() && j < from + kShown; ++j) list += (j > from ? "; " : "") + text(bindings[j]);
+      if (bindings.size() - from > kShown) list += fmt::format("; and {} more", bindings.size() - from - kShown);
       st.stopped += fmt::format("; not searched: {} ({} of {} values)", list, bindings.size() - from, bindings.size());
     }
     st.stopped += "; other rules may break there (the finding and the exit code stand)";
