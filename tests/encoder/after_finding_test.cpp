@@ -148,7 +148,8 @@ TEST(AfterFinding, TheDefaultCapKeepsTheRulesOfLaterValues) {
 
 // Two consumers of a 2-stage ring whose producer never waits for a free
 // stage: broken from 3 tiles on (K=129), with larger values to search after.
-const char* kTwoConsumers = R"(@cake.schedule(target="sm_90a")
+std::string twoConsumerRing() {
+  std::string text = R"(@cake.schedule(target="sm_90a")
 def gemm(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
     lm.assume(K > 0)
     pool   = lm.smem(65536)
@@ -156,37 +157,30 @@ def gemm(lm, A: LM.tma2d, B: LM.tma2d, K: LM.i32):
     smem_b = pool.view(offset=32768, shape=(64, 64), dtype=lm.bf16, stages=2)
     acc    = lm.regs(shape=(64, 64), dtype=lm.f32)
     acc2   = lm.regs(shape=(64, 64), dtype=lm.f32)
-    producer = lm.role(warps=[0])
-    consumer = lm.role(warps=[4, 5, 6, 7])
+    producer  = lm.role(warps=[0])
+    consumer  = lm.role(warps=[4, 5, 6, 7])
     consumer2 = lm.role(warps=[8, 9, 10, 11])
     full  = lm.barrier(count=2, prod=[producer], cons=[consumer, consumer2], init_count=1)
     empty = lm.barrier(count=2, prod=[consumer, consumer2], cons=[producer], init_count=2)
-    k_tiles = lm.cdiv(K, 64)
     with producer:
-        for k in lm.range(0, k_tiles):
+        for k in lm.range(0, lm.cdiv(K, 64)):
             smem_a.tma_load(A, coords=(0, k), iter=k, barrier=full)
             smem_b.tma_load(B, coords=(0, k), iter=k, barrier=full)
-    with consumer:
-        for k in lm.range(0, k_tiles):
-            lm.wait(full, iter=k)
-            lm.mma(acc, smem_a[k], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
-    with consumer2:
-        for k in lm.range(0, k_tiles):
-            lm.wait(full, iter=k)
-            lm.mma(acc2, smem_a[k], smem_b[k], init=(k == 0))
-            lm.mma_commit()
-            lm.mma_wait(pending=0)
-            lm.arrive(empty, iter=k)
 )";
+  for (const char* role_acc : {"consumer:acc", "consumer2:acc2"}) {
+    const std::string ra = role_acc, role = ra.substr(0, ra.find(':')), acc = ra.substr(ra.find(':') + 1);
+    text += "    with " + role + ":\n        for k in lm.range(0, lm.cdiv(K, 64)):\n"
+            "            lm.wait(full, iter=k)\n            lm.mma(" + acc + ", smem_a[k], smem_b[k], init=(k == 0))\n"
+            "            lm.mma_commit()\n            lm.mma_wait(pending=0)\n            lm.arrive(empty, iter=k)\n";
+  }
+  return text;
+}
 
 // --engine z3 keeps its own cap (kZ3AfterFinding) and --engine both,
 // which compares the engines on every value, has none: a cap that stops the
 // explicit engine's search stops neither.
 TEST(AfterFinding, OnlyTheExplicitEngineAloneHasTheCap) {
-  auto mod = compile(kTwoConsumers);
+  auto mod = compile(twoConsumerRing());
   ASSERT_FALSE(mod.schedules.empty());
   const Result x = check(mod.schedules[0], 1);
   EXPECT_NE(stopped(x), nullptr) << report(x);
