@@ -40,6 +40,15 @@ struct CheckOptions {
   // (docs/z3.md "The Z3 engine's work cap"). 0: no cap (Z3 decides every
   // value, or the verdict is unknown).
   unsigned z3_work_ms = 500;
+  // --engine explicit: the work of the search for other rules once the
+  // bounded check has reported a finding (the later parameter values), in
+  // milliseconds of the calibration machine's CPU (deterministic, like
+  // kZ3AfterFinding for --engine z3, and as large). When it runs out, the
+  // values left are not searched and a *unknown* verdict of "sync" names
+  // them; the finding and the exit code stay. 0: no cap (the later values
+  // within bounded_timeout_ms). docs/z3.md "The explicit engine after the
+  // first finding".
+  unsigned after_finding_work_ms = 500;
   bool structural = true;
   bool layout = true;
   // The cross-CTA store check (checks/layout_gstore.cpp, `--cross-cta-stores`):

@@ -5880,6 +5880,10 @@ class Driver {
     std::vector<Binding> checked;  // the bindings whose systems were built
     std::string unknown;           // why a value was left undecided ("" if none)
     bool found = false;            // a rule was reported broken
+    // After the first finding: why the search for other rules stopped before
+    // the last value, and the values it left ("" if it did not stop;
+    // afterFindingStopped).
+    std::string stopped;
   };
 
   // A system built ahead (proofFirst): it, or why it could not be built.
@@ -5917,12 +5921,24 @@ class Driver {
     for (size_t i = from; i < bindings.size(); ++i) {
       const Binding& b = bindings[i];
       std::optional<encoder::System> sys;
-      if (!build(b, sys, st, bindings.size(), ahead ? &(*ahead)[i - from] : nullptr)) break;
+      if (!build(b, sys, st, bindings.size(), ahead ? &(*ahead)[i - from] : nullptr)) {
+        afterFindingStopped(st, bindings, i, false);
+        break;
+      }
       if (!sys) continue;
-      if (afterFindingOver(st.found)) break;
-      std::optional<encoder::ModelCheckResult> r = decide(*sys, b, st.found, /*may_defer=*/ahead == nullptr);
+      if (afterFindingOver(st.found)) {
+        afterFindingStopped(st, bindings, i, false);
+        break;
+      }
+      const bool found = st.found;
+      std::optional<encoder::ModelCheckResult> r = decide(*sys, b, found, /*may_defer=*/ahead == nullptr);
       if (!r) return proofFirst(bindings, i, *sys, st);
       take(*sys, b, *r, st);
+      // (a search its cap or the bounded check's budget cut: this value was searched in part)
+      if (found && !r->cut.empty() && (afterFindingOver(true) || !budget_.exhausted().empty())) {
+        afterFindingStopped(st, bindings, i, true);
+        break;
+      }
     }
     finish(st);
   }
@@ -5975,6 +5991,7 @@ class Driver {
       rlimit = z3_spent_ >= cap ? 0 : std::max<uint64_t>(1, (cap - z3_spent_) / encoder::ProofBudget::kPerRlimit);
     }
     if (capped && rlimit == 0) return decideExplicitly(sys, b, may_defer);
+    if (found && explicitCapAfterFinding()) return exploreAfterFinding(sys);
     if (found && z3CapUsed()) {
       // The cap was used up before the finding: the later values, whose
       // queries are larger still, are the explicit engine's too, within
@@ -6023,11 +6040,74 @@ class Driver {
     return e;
   }
 
-  // The Z3 engine's search for other rules after a finding has used up its
-  // kZ3AfterFinding: the later values are not looked at.
+  // The search for other rules after a finding has used up its cap: the
+  // later values are not looked at. The Z3 engine's is kZ3AfterFinding; the
+  // explicit engine's (--engine explicit) CheckOptions::after_finding_work_ms.
+  // (--engine both has none: it compares the engines on every value.)
   bool afterFindingOver(bool found) const {
-    return found && opts_.sync_engine == SyncEngine::Z3 &&
-           budget_.used() - found_at_ >= encoder::ProofBudget::unitsFor(kZ3AfterFinding);
+    if (!found) return false;
+    if (opts_.sync_engine == SyncEngine::Z3)
+      return budget_.used() - found_at_ >= encoder::ProofBudget::unitsFor(kZ3AfterFinding);
+    return explicitCapAfterFinding() && afterFindingLeft() == 0;
+  }
+
+  // Whether the explicit engine's search after the first finding has a cap
+  // (docs/z3.md "The explicit engine after the first finding").
+  bool explicitCapAfterFinding() const {
+    return opts_.sync_engine == SyncEngine::Explicit && opts_.after_finding_work_ms > 0;
+  }
+  uint64_t afterFindingCap() const { return encoder::ProofBudget::unitsFor(opts_.after_finding_work_ms / 1000.0); }
+  // What is left of that cap: the work since the first finding (the later
+  // values' builds, explorations and shortened traces) counts against it.
+  uint64_t afterFindingLeft() const {
+    const uint64_t spent = budget_.used() - found_at_, cap = afterFindingCap();
+    return spent >= cap ? 0 : cap - spent;
+  }
+
+  // A later value of a schedule already reported broken, with the explicit
+  // engine's cap: explored within what is left of the cap (and of the
+  // bounded check's budget), on a budget of its own charged to budget_ as
+  // decideExplicitly's trials are. The cut falls on the same state at any
+  // load; what the search found before it is real (traced) and reported,
+  // and the values after it are not searched (decideFrom).
+  encoder::ModelCheckResult exploreAfterFinding(const encoder::System& sys) {
+    const uint64_t units = std::max<uint64_t>(1, std::min(afterFindingLeft(), budget_.left()));
+    encoder::ProofBudget after(units, budget_.wallLeftMs());
+    encoder::ModelCheckResult r = explore(sys, {}, 0, SyncEngine::Explicit, &after);
+    encoder::ProofBudget::Tally t = after.tally();
+    t.queries = t.rlimit = 0;  // (the explicit engine asks Z3 nothing)
+    budget_.add(t);
+    return r;
+  }
+
+  // Records in st why the explicit engine's search for other rules stopped
+  // at bindings[i] (searched in part when `inside`, else not at all), once
+  // a rule is reported: its cap, the bounded check's budget or the wall
+  // clock. finish() turns it into an *unknown* verdict of "sync": other
+  // rules may break on the values left (the verdict stays the finding's).
+  void afterFindingStopped(Pass& st, const std::vector<Binding>& bindings, size_t i, bool inside) {
+    if (!st.found || opts_.sync_engine != SyncEngine::Explicit) return;
+    auto text = [&](const Binding& b) {
+      return dependent() ? relevantText(s_, b, relevant_) : encoder::bindingToString(s_, b);
+    };
+    const std::string out = budget_.exhausted();
+    if (out.empty())
+      st.stopped = fmt::format("the search for other rules stopped at its cap of {} work units past the first "
+                               "finding (--after-finding-work {:g})",
+                               afterFindingCap(), opts_.after_finding_work_ms / 1000.0);
+    else
+      st.stopped = fmt::format("the search for other rules stopped {} work units past the first finding: {}{}",
+                               budget_.used() - found_at_, budget_.workOut() ? "the bounded check's " : "", out);
+    if (inside) st.stopped += fmt::format("; {} searched in part", text(bindings[i]));
+    const size_t from = inside ? i + 1 : i;
+    if (from < bindings.size()) {
+      constexpr size_t kShown = 4;
+      std::string list;
+      for (size_t j = from; j < bindings.size() && j < from + kShown; ++j) list += (j > from ? "; " : "") + text(bindings[j]);
+      if (bindings.size() - from > kShown) list += fmt::format("; and {} more", bindings.size() - from - kShown);
+      st.stopped += fmt::format("; not searched: {} ({} of {} values)", list, bindings.size() - from, bindings.size());
+    }
+    st.stopped += "; other rules may break there (the finding and the exit code stand)";
   }
 
   // Takes one value's result into st.
@@ -6096,7 +6176,10 @@ class Driver {
 
   // The check's end after the values: the verdict, or the proof.
   void finish(Pass& st) {
-    if (st.found) return;
+    if (st.found) {
+      if (!st.stopped.empty()) verdicts_.push_back({"sync", VerdictKind::Unknown, st.stopped});
+      return;
+    }
     if (!st.unknown.empty()) {
       verdicts_.push_back({"sync", VerdictKind::Unknown, st.unknown});
       return;

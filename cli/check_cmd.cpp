@@ -31,6 +31,7 @@ struct CheckArgs {
   double proof_timeout_s = 3;
   double bounded_timeout_s = checks::CheckOptions{}.bounded_timeout_ms / 1000.0;
   double z3_work_s = checks::CheckOptions{}.z3_work_ms / 1000.0;
+  double after_finding_work_s = checks::CheckOptions{}.after_finding_work_ms / 1000.0;
   bool no_model_check = false;
   bool no_layout = false;
   bool cross_cta_stores = false;
@@ -125,6 +126,7 @@ FileReport checkFile(const std::string& path, const CheckArgs& args, ir::Target 
       opts.proof_timeout_ms = static_cast<unsigned>(args.proof_timeout_s * 1000);
       opts.bounded_timeout_ms = static_cast<unsigned>(args.bounded_timeout_s * 1000);
       opts.z3_work_ms = static_cast<unsigned>(args.z3_work_s * 1000);
+      opts.after_finding_work_ms = static_cast<unsigned>(args.after_finding_work_s * 1000);
       opts.model_check = !args.no_model_check;
       opts.sync_engine = *checks::parseSyncEngine(args.engine);
       opts.layout = !args.no_layout;
@@ -344,6 +346,13 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
                   "machine's CPU counted as deterministic work (Z3's resource limit); a parameter value past it is "
                   "decided by the explicit engine and the verdict names it (docs/z3.md \"The Z3 engine's work "
                   "cap\"; 0: no cap; default 0.5)")
+      ->check(secondsIn(0.0, 3600.0));
+  cmd->add_option("--after-finding-work", args->after_finding_work_s,
+                  "with --engine explicit: the work of the search for other rules on the later parameter values "
+                  "once a rule is reported, in seconds of this machine's CPU counted as deterministic work; when "
+                  "it runs out, a sync verdict 'unknown' names the values not searched (the finding and the exit "
+                  "code stay; docs/z3.md \"The explicit engine after the first finding\"; 0: no cap, the later "
+                  "values within --bounded-timeout; default 0.5)")
       ->check(secondsIn(0.0, 3600.0));
   cmd->add_flag("--require-proof", args->require_proof,
                 "exit 2 (with the reason) when a property is only checked for listed values, not proved for every "
