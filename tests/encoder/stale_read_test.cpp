@@ -863,15 +863,20 @@ TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
                   .count("data.stale-read"));
 }
 
+// kKqmaxRow with each warp's entry written after the tile's reads instead
+// of before them (a writer one barrier late).
+static std::string kqmaxEntryWrittenAfterTheReads() {
+  return cake::testing::replace(
+      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
+      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+}
+
 // The seed rule does not hide a writer one barrier late where a reader
 // other than the seeder reads (llama.cpp's kqmax_shared with each warp's
 // entry written after the tile's reads instead of before them).
 TEST(StaleRead, EntryWrittenOneBarrierLateIsStillStale) {
   using namespace stale_read_per_byte;
-  // each warp's entry written after the tile's reads instead of before them
-  const std::string text = cake::testing::replace(
-      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
-      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  const std::string text = kqmaxEntryWrittenAfterTheReads();
   ASSERT_NE(text, kKqmaxRow);
   EXPECT_EQ(perByteRules(text, {{"n", 1}}), Rules{});
   EXPECT_EQ(perByteRules(text, {{"n", 2}}), Rules{"data.stale-read"});
@@ -1018,9 +1023,7 @@ TEST(StaleRead, RowSeededByOneWarpUpdatedFromTheSlotByAnother) {
 // order of the same computations puts a tile's entry before its reads.
 TEST(StaleRead, EntryComputedFromTheRowAfterItsReadsIsNoLateWrite) {
   using namespace stale_read_per_byte;
-  const std::string late = cake::testing::replace(
-      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
-      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  const std::string late = kqmaxEntryWrittenAfterTheReads();
   ASSERT_NE(late, kKqmaxRow);
   const std::string recurrence = cake::testing::replace(late, "            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n",
                                                         "            lm.sync(block)\n            lm.copy(one, row[:, (w + 1) % 4:(w + 1) % 4 + 1])\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
