@@ -229,10 +229,10 @@ struct ProcState {
     // the returns after each (floor, kNoFloor: none), so that a first
     // read found later to be no lap of the others can be taken off the
     // count exactly (Builder::discountFirstReadsOfSlotUpdates)
-    int64_t from_init, from_init_plain;
-    int64_t floor, floor_plain;
-    int first_instr;          // the program index of the process's first read of the range
-    bool seeded;              // that first read found the process's own initial value
+    int64_t from_init = 0, from_init_plain = 0;
+    int64_t floor = kNoFloor, floor_plain = kNoFloor;
+    int first_instr = -1;  // the program index of the process's first read of the range
+    bool seeded = false;   // that first read found the process's own initial value
   };
   static constexpr int64_t kNoFloor = std::numeric_limits<int64_t>::min() / 4;
   struct ReadEpoch {
@@ -1392,9 +1392,8 @@ class Builder {
     const bool after_read_back = it->second.read_back_lo <= a.lo && a.hi <= it->second.read_back_hi;
     const bool reread = ret && it->second.own_gen < 0 && (same_round || after_read_back);
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
-    const BytesMeant meant = countReturns(it->second, a, marker, reread,
-                                          own != ps_->writes.end() ? &own->second : nullptr,
-                                          static_cast<int>(in_instr_));
+    const BytesMeant meant = countReturns(
+        it->second, a, marker, reread, own != ps_->writes.end() ? &own->second : nullptr, static_cast<int>(in_instr_));
     ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
                                            it->second.bar_marker, ps_->bar_syncs, it->second.last_instr,
                                            reread && key_loop_free_ && !after_read_back, it->second.own_gen >= 0});
@@ -1464,7 +1463,9 @@ class Builder {
     auto first = [&](int64_t lo, int64_t hi) {
       for (const auto& [plo, phi, seeded] : splitBySeed(own_writes, lo, hi)) {
         const int64_t init = seeded ? -1 : 0;
-        ProcState::BytesRead r{plo, phi, marker, init, init, init, init, init, init, ProcState::kNoFloor, ProcState::kNoFloor, instr, seeded};
+        ProcState::BytesRead r{plo, phi, marker, init, init, init, init, init, init};
+        r.first_instr = instr;
+        r.seeded = seeded;
         next.push_back({r, true});
       }
     };
@@ -3049,9 +3050,8 @@ class Builder {
     if (seeders.empty() || updates.empty()) return false;
     for (int q : updaters)
       if (seeders.count(q)) return false;
-    return std::all_of(updates.begin(), updates.end(), [&](const ViewWrite* w) {
-      return computedFromTheSlotNotBefore(*order, *w, a, p, first);
-    });
+    return std::all_of(updates.begin(), updates.end(),
+                       [&](const ViewWrite* w) { return computedFromTheSlotNotBefore(*order, *w, a, p, first); });
   }
   // Whether write w's data is computed (through its process's registers)
   // from a read of `a`'s slot that the barriers do not order before
@@ -3069,8 +3069,7 @@ class Builder {
       if (!seen.insert(pc).second) return false;
       for (const Access& x : prog[pc].accesses) {
         if (x.write) continue;
-        if (x.space == a.space && x.view == a.view && x.index == a.index && !order.before(q, pc, p, first))
-          return true;
+        if (x.space == a.space && x.view == a.view && x.index == a.index && !order.before(q, pc, p, first)) return true;
         if (sys_.spaces[x.space].kind == MemSpace::Kind::Regs) wanted.emplace_back(pc, x.space, x.lo, x.hi);
       }
       return false;

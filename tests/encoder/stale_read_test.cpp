@@ -866,9 +866,17 @@ TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
 // kKqmaxRow with each warp's entry written after the tile's reads instead
 // of before them (a writer one barrier late).
 static std::string kqmaxEntryWrittenAfterTheReads() {
-  return cake::testing::replace(
-      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
-      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  return cake::testing::replace(kKqmaxRow,
+                                "            lm.copy(kqmax[0][:, w:w + 1], one)\n"
+                                "            lm.sync(block)\n"
+                                "            lm.copy(row, kqmax[0])\n"
+                                "            lm.copy(Y, row, coords=(k, 32 * w))\n"
+                                "            lm.sync(block)\n",
+                                "            lm.sync(block)\n"
+                                "            lm.copy(row, kqmax[0])\n"
+                                "            lm.copy(Y, row, coords=(k, 32 * w))\n"
+                                "            lm.sync(block)\n"
+                                "            lm.copy(kqmax[0][:, w:w + 1], one)\n");
 }
 
 // The seed rule does not hide a writer one barrier late where a reader
@@ -943,8 +951,8 @@ def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
 // strided read was given the highest lap.
 TEST(StaleRead, ColumnSliceOverRowsWrittenDifferentNumbersOfTimes) {
   using namespace stale_read_per_byte;
-  const std::string text =
-      cake::testing::corpusText("corpus/bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake");
+  const std::string text = cake::testing::corpusText(
+      "corpus/bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake");
   for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
   // the engines agree (z3-po decides every rule here)
   EXPECT_EQ(agreedRules(text, {{"n", 3}}, WithBmc::InTheLongFormOnly), Rules{});
@@ -961,8 +969,9 @@ TEST(StaleRead, ColumnSliceOverRowsWrittenDifferentNumbersOfTimes) {
   ASSERT_NE(skipped0, text);
   EXPECT_EQ(perByteRules(skipped0, {{"n", 3}}), Rules{"data.stale-read"});
   // no barrier between a round's reads and its updates
-  const std::string racy = cake::testing::replace(text, "            lm.copy(sub, buf[0][:, 1:9])\n            lm.sync(bar)\n",
-                                                  "            lm.copy(sub, buf[0][:, 1:9])\n");
+  const std::string racy =
+      cake::testing::replace(text, "            lm.copy(sub, buf[0][:, 1:9])\n            lm.sync(bar)\n",
+                             "            lm.copy(sub, buf[0][:, 1:9])\n");
   ASSERT_NE(racy, text);
   EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
   // the broken corpus twin
@@ -997,15 +1006,15 @@ TEST(StaleRead, RowSeededByOneWarpUpdatedFromTheSlotByAnother) {
   EXPECT_EQ(perByteRules(once, {{"n", 3}}), Rules{"data.stale-read"});
   // warp 2 writes an input row loaded before the reads, after them: the
   // third warp reads before that write is ordered
-  const std::string loaded =
-      cake::testing::replace(text, "            lm.reduce(one, all6, op=\"max\", axis=0)          # column max of the six rows\n",
-                             "            lm.copy(one, X, coords=(8 + it, 0))\n");
+  const std::string loaded = cake::testing::replace(
+      text, "            lm.reduce(one, all6, op=\"max\", axis=0)          # column max of the six rows\n",
+      "            lm.copy(one, X, coords=(8 + it, 0))\n");
   ASSERT_NE(loaded, text);
   EXPECT_EQ(perByteRules(loaded, {{"n", 1}}), Rules{});
   EXPECT_EQ(perByteRules(loaded, {{"n", 2}}), Rules{"data.stale-read"});
   // no barrier between a round's reads and its updates
-  const std::string racy =
-      cake::testing::replace(text, "            lm.copy(all6, buf[0])\n            lm.sync(bar)\n", "            lm.copy(all6, buf[0])\n");
+  const std::string racy = cake::testing::replace(text, "            lm.copy(all6, buf[0])\n            lm.sync(bar)\n",
+                                                  "            lm.copy(all6, buf[0])\n");
   ASSERT_NE(racy, text);
   EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
   // the broken corpus twins
@@ -1025,8 +1034,11 @@ TEST(StaleRead, EntryComputedFromTheRowAfterItsReadsIsNoLateWrite) {
   using namespace stale_read_per_byte;
   const std::string late = kqmaxEntryWrittenAfterTheReads();
   ASSERT_NE(late, kKqmaxRow);
-  const std::string recurrence = cake::testing::replace(late, "            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n",
-                                                        "            lm.sync(block)\n            lm.copy(one, row[:, (w + 1) % 4:(w + 1) % 4 + 1])\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  const std::string recurrence =
+      cake::testing::replace(late, "            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n",
+                             "            lm.sync(block)\n"
+                             "            lm.copy(one, row[:, (w + 1) % 4:(w + 1) % 4 + 1])\n"
+                             "            lm.copy(kqmax[0][:, w:w + 1], one)\n");
   ASSERT_NE(recurrence, late);
   EXPECT_EQ(perByteRules(late, {{"n", 2}}), Rules{"data.stale-read"});
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(recurrence, {{"n", n}}), Rules{}) << n;
