@@ -224,7 +224,17 @@ struct ProcState {
     int64_t marker;           // the read marker at the last read of the range
     int64_t epoch, returns;   // -1: the process's own initial value, read back
     int64_t epoch_plain, returns_plain;
+    // epoch = max(from_init, floor): the first read's count plus the
+    // returns since (from_init) and the read-backs' own generations plus
+    // the returns after each (floor, kNoFloor: none), so that a first
+    // read found later to be no lap of the others can be taken off the
+    // count exactly (Builder::discountFirstReadsOfSlotUpdates)
+    int64_t from_init = 0, from_init_plain = 0;
+    int64_t floor = kNoFloor, floor_plain = kNoFloor;
+    int first_instr = -1;  // the program index of the process's first read of the range
+    bool seeded = false;   // that first read found the process's own initial value
   };
+  static constexpr int64_t kNoFloor = std::numeric_limits<int64_t>::min() / 4;
   struct ReadEpoch {
     int64_t marker = 0;
     int64_t own_gen = -1;
@@ -308,6 +318,7 @@ class Builder {
     makeNamedBarriers();  // (resolveReads' barrier order reads them)
     checkRereads();
     labelSharedLoadsByPhase();
+    discountFirstReadsOfSlotUpdates();
     resolveReads();
     returns_by_range_.clear();
     orderGridDependencies();
@@ -356,6 +367,10 @@ class Builder {
   // "A value its reader seeds, in part"). Build-only, as gen_returns.
   struct RangeReturns {
     int64_t lo, hi, returns, returns_plain;
+    // as in ProcState::BytesRead
+    int64_t from_init, from_init_plain, floor, floor_plain;
+    int first_instr;
+    bool seeded;
   };
   struct ReadRanges {
     int view;
@@ -1377,8 +1392,8 @@ class Builder {
     const bool after_read_back = it->second.read_back_lo <= a.lo && a.hi <= it->second.read_back_hi;
     const bool reread = ret && it->second.own_gen < 0 && (same_round || after_read_back);
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
-    const BytesMeant meant = countReturns(it->second, a, marker, reread,
-                                          own != ps_->writes.end() ? &own->second : nullptr);
+    const BytesMeant meant = countReturns(
+        it->second, a, marker, reread, own != ps_->writes.end() ? &own->second : nullptr, static_cast<int>(in_instr_));
     ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
                                            it->second.bar_marker, ps_->bar_syncs, it->second.last_instr,
                                            reread && key_loop_free_ && !after_read_back, it->second.own_gen >= 0});
@@ -1440,7 +1455,7 @@ class Builder {
     return pieces;
   }
   static BytesMeant countReturns(ProcState::ReadEpoch& re, const Access& a, int64_t marker, bool reread,
-                                 const std::vector<Access::Written>* own_writes) {
+                                 const std::vector<Access::Written>* own_writes, int instr) {
     // cut the ranges read so far at a's ends and fill its gaps with ranges
     // read for the first time (`first`)
     std::vector<std::pair<ProcState::BytesRead, bool>> next;
@@ -1448,7 +1463,10 @@ class Builder {
     auto first = [&](int64_t lo, int64_t hi) {
       for (const auto& [plo, phi, seeded] : splitBySeed(own_writes, lo, hi)) {
         const int64_t init = seeded ? -1 : 0;
-        next.push_back({{plo, phi, marker, init, init, init, init}, true});
+        ProcState::BytesRead r{plo, phi, marker, init, init, init, init, init, init};
+        r.first_instr = instr;
+        r.seeded = seeded;
+        next.push_back({r, true});
       }
     };
     for (const ProcState::BytesRead& r : re.bytes) {
@@ -1478,9 +1496,15 @@ class Builder {
         if (re.own_gen >= 0) {  // a read-back
           r.epoch = std::max(r.epoch, re.own_gen);
           r.epoch_plain = std::max(r.epoch_plain, re.own_gen);
+          r.floor = std::max(r.floor, re.own_gen);
+          r.floor_plain = std::max(r.floor_plain, re.own_gen);
         } else if (ret) {
           r.epoch += reread ? 0 : 1;
           r.epoch_plain += 1;
+          r.from_init += reread ? 0 : 1;
+          r.from_init_plain += 1;
+          r.floor += reread ? 0 : 1;
+          r.floor_plain += 1;
         }
         // a return that reads back bytes it overwrote since its last read
         // finds its own data: no lap of the others' (FlashInfer's
@@ -1494,7 +1518,8 @@ class Builder {
         m.returns = std::max(m.returns, r.returns);
         m.gen_plain = std::max(m.gen_plain, r.epoch_plain);
         m.returns_plain = std::max(m.returns_plain, r.returns_plain);
-        m.by_range.push_back({r.lo, r.hi, r.returns, r.returns_plain});
+        m.by_range.push_back({r.lo, r.hi, r.returns, r.returns_plain, r.from_init, r.from_init_plain, r.floor,
+                              r.floor_plain, r.first_instr, r.seeded});
       }
       re.bytes.push_back(r);
     }
@@ -2354,7 +2379,11 @@ class Builder {
           a.gen = e.gen_plain;
           a.gen_returns = e.returns_plain;
           if (auto r = returns_by_range_.find({static_cast<int>(p), e.instr, e.acc}); r != returns_by_range_.end())
-            for (RangeReturns& x : r->second.ranges) x.returns = x.returns_plain;
+            for (RangeReturns& x : r->second.ranges) {
+              x.returns = x.returns_plain;
+              x.from_init = x.from_init_plain;
+              x.floor = x.floor_plain;
+            }
         }
       }
     read_events_.clear();
@@ -2909,6 +2938,158 @@ class Builder {
   std::vector<ViewWrite> view_writes_;    // every view write, in program order
   RangeIndex<size_t> view_write_ranges_;  // view_writes_ by space and byte range
 
+  // A first read that is no lap of the slot's updaters (docs/rules/
+  // data.stale-read.md "A row seeded by one instance, updated from the
+  // slot by another", session 52). The seed rule ("Returns are counted
+  // per byte") takes a range's first read off the count of the other
+  // writers' laps where the reader wrote the range itself. The same holds
+  // where another instance seeded it (every write over it ordered before
+  // that first read is a seed) and every later write over it by the other
+  // instances is computed from the slot as read no earlier than that first
+  // read (a data path through the writer's registers to a read of the
+  // slot that the barriers do not order before it): an in-place update of
+  // the slot that answers a round's reads (a stencil, a relaxation, a
+  // flood fill) can be no data that round's reads meant, since no order of
+  // the same computations puts it before them. The next return then means
+  // the updaters' lap 0, as for a seed of the reader's own. Not so for a
+  // write of data the updater had before the reads (llama.cpp's
+  // kqmax_shared entry loaded from the tile's scores, written one barrier
+  // late): its data path reaches no read of the slot, so the reader that
+  // came before it still means its lap and is reported. A process that
+  // both seeds the range and updates it later counts its seed as its lap
+  // 0 (the reader means its first update next): no discount there.
+  void discountFirstReadsOfSlotUpdates() {
+    std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, bool> memo;  // (p, first read, view, index, lo, hi)
+    for (auto& [key, e] : returns_by_range_) {
+      const auto& [p, pc, acc] = key;
+      Access& a = sys_.procs[p].program[pc].accesses[acc];
+      if (!a.stage_like || a.index < 0 || e.view != a.view || e.index != a.index) continue;
+      bool changed = false;
+      std::vector<RangeReturns> ranges;
+      for (const RangeReturns& x : e.ranges) {
+        if (x.seeded || (x.returns < 1 && x.from_init < 1)) {  // nothing to take off
+          ranges.push_back(x);
+          continue;
+        }
+        // per piece between the others' writes' ends: each has its own
+        // seeders and updaters (a row seeded by one warp and updated by
+        // another, beside a row where the two are other warps)
+        for (const auto& [lo, hi] : piecesBetweenOtherWrites(p, a, x.lo, x.hi)) {
+          auto [m, fresh] = memo.try_emplace({p, x.first_instr, a.view, a.index, lo, hi}, false);
+          if (fresh) m->second = firstReadIsNoLapOfTheUpdates(p, x.first_instr, a, lo, hi);
+          RangeReturns piece = x;
+          piece.lo = lo;
+          piece.hi = hi;
+          if (m->second) {
+            --piece.returns;
+            --piece.returns_plain;
+            --piece.from_init;
+            --piece.from_init_plain;
+            changed = true;
+          }
+          ranges.push_back(piece);
+        }
+      }
+      if (!changed) continue;
+      e.ranges = std::move(ranges);
+      // what countReturns gives, from the counts that are left
+      a.gen = 0;
+      a.gen_returns = 0;
+      for (const RangeReturns& x : e.ranges) {
+        a.gen = std::max({a.gen, x.from_init, x.floor});
+        a.gen_returns = std::max(a.gen_returns, x.returns);
+      }
+    }
+  }
+  // [lo, hi) cut at the ends of the other processes' writes of read a's
+  // view inside it.
+  std::vector<std::pair<int64_t, int64_t>> piecesBetweenOtherWrites(int p, const Access& a, int64_t lo, int64_t hi) {
+    indexViewWrites();
+    std::set<int64_t> cuts = {lo, hi};
+    view_write_ranges_.overlapping(a.space, lo, hi, [&](const RangeIndex<size_t>::Entry& e) {
+      const ViewWrite& w = view_writes_[e.value];
+      if (w.proc == p) return;
+      if (w.bytes.lo > lo && w.bytes.lo < hi) cuts.insert(w.bytes.lo);
+      if (w.bytes.hi > lo && w.bytes.hi < hi) cuts.insert(w.bytes.hi);
+    });
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) out.emplace_back(*it, *std::next(it));
+    return out;
+  }
+  // Whether process p's first read (program index `first`) of bytes
+  // [lo, hi) of read `a`'s slot found only other instances' seeds there
+  // and every later write there by the others is an update of the slot
+  // computed from it as read no earlier than that first read.
+  bool firstReadIsNoLapOfTheUpdates(int p, int first, const Access& a, int64_t lo, int64_t hi) {
+    indexViewWrites();
+    Access range = a;
+    range.lo = lo;
+    range.hi = hi;
+    range.runs = 1;
+    range.stride = 0;
+    std::vector<const ViewWrite*> others;
+    bool plain = true;  // synchronous writes through the read's view only
+    forEachViewWriteOver(range, [&](const ViewWrite& w) {
+      if (w.proc == p || !bytesMeet(range, w.bytes)) return;
+      plain = plain && !w.bytes.async && w.bytes.view == a.view && w.bytes.index == a.index;
+      others.push_back(&w);
+    });
+    if (!plain || others.empty()) return false;
+    const BarrierOrder* order = barrierOrder();
+    if (!order) return false;
+    std::set<int> seeders, updaters;
+    std::vector<const ViewWrite*> updates;
+    for (const ViewWrite* w : others) {
+      if (order->before(w->proc, w->pc, p, first)) {
+        seeders.insert(w->proc);
+      } else {
+        updaters.insert(w->proc);
+        updates.push_back(w);
+      }
+    }
+    if (seeders.empty() || updates.empty()) return false;
+    for (int q : updaters)
+      if (seeders.count(q)) return false;
+    return std::all_of(updates.begin(), updates.end(),
+                       [&](const ViewWrite* w) { return computedFromTheSlotNotBefore(*order, *w, a, p, first); });
+  }
+  // Whether write w's data is computed (through its process's registers)
+  // from a read of `a`'s slot that the barriers do not order before
+  // instruction `first` of process p. Each register range is traced to
+  // its latest writers before the instruction that reads it.
+  bool computedFromTheSlotNotBefore(const BarrierOrder& order, const ViewWrite& w, const Access& a, int p,
+                                    int first) const {
+    const int q = w.proc;
+    const auto& prog = sys_.procs[q].program;
+    std::vector<std::tuple<int, int, int64_t, int64_t>> wanted;  // (reading instruction, regs space, lo, hi)
+    std::set<int> seen;
+    // the reads of instruction pc: true if one reads the slot unordered
+    // before `first`; its register operands are traced further
+    auto readsOf = [&](int pc) {
+      if (!seen.insert(pc).second) return false;
+      for (const Access& x : prog[pc].accesses) {
+        if (x.write) continue;
+        if (x.space == a.space && x.view == a.view && x.index == a.index && !order.before(q, pc, p, first)) return true;
+        if (sys_.spaces[x.space].kind == MemSpace::Kind::Regs) wanted.emplace_back(pc, x.space, x.lo, x.hi);
+      }
+      return false;
+    };
+    if (readsOf(w.pc)) return true;
+    while (!wanted.empty()) {
+      const auto [at, space, lo, hi] = wanted.back();
+      wanted.pop_back();
+      ElementSet left;  // the range's bytes whose latest writer is not found yet
+      left.add(lo, hi);
+      for (int pc = at - 1; pc >= 0 && left.firstIn(lo, hi); --pc)
+        for (const Access& x : prog[pc].accesses) {
+          if (!x.write || x.space != space || !left.firstIn(x.lo, x.hi)) continue;
+          if (readsOf(pc)) return true;
+          left.remove(x.lo, x.hi);
+        }
+    }
+    return false;
+  }
+
   // The laps the others write over the read's bytes (as in `top`) less the
   // writes for a later iteration of a loop they pair with (pairedAt): a
   // read at tile 0 does not mean a lap first written at tile 1 (a table
@@ -3252,12 +3433,19 @@ class Builder {
         runs.emplace_back(lo, hi, g);
     }
     });
-    if (!cut) return;
+    const bool one_lap =
+        std::all_of(runs.begin(), runs.end(), [&](const auto& r) { return std::get<2>(r) == std::get<2>(runs[0]); });
+    // A strided read is cut already, run by run: its runs may mean
+    // different laps though no write cuts any run (a column slice over
+    // rows that other instances update and rows written once: session 52,
+    // docs/rules/data.stale-read.md "A column slice over rows written
+    // different numbers of times").
+    if (!cut && (a.runs <= 1 || one_lap)) return;
     // ranges that all mean one lap keep the read one access, meaning that
     // lap: a read-back's own generation over bytes its process did not
     // rewrite (every wave rewrites its rows of a column another wrote
     // whole, then reads the column back) is no more than a piece's would be
-    if (std::all_of(runs.begin(), runs.end(), [&](const auto& r) { return std::get<2>(r) == std::get<2>(runs[0]); })) {
+    if (one_lap) {
       a.gen = std::min(a.gen, std::get<2>(runs[0]));
       return;
     }

@@ -863,15 +863,28 @@ TEST(StaleRead, ValueSeededByItsReaderCarriedToTheNextRound) {
                   .count("data.stale-read"));
 }
 
+// kKqmaxRow with each warp's entry written after the tile's reads instead
+// of before them (a writer one barrier late).
+static std::string kqmaxEntryWrittenAfterTheReads() {
+  return cake::testing::replace(kKqmaxRow,
+                                "            lm.copy(kqmax[0][:, w:w + 1], one)\n"
+                                "            lm.sync(block)\n"
+                                "            lm.copy(row, kqmax[0])\n"
+                                "            lm.copy(Y, row, coords=(k, 32 * w))\n"
+                                "            lm.sync(block)\n",
+                                "            lm.sync(block)\n"
+                                "            lm.copy(row, kqmax[0])\n"
+                                "            lm.copy(Y, row, coords=(k, 32 * w))\n"
+                                "            lm.sync(block)\n"
+                                "            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+}
+
 // The seed rule does not hide a writer one barrier late where a reader
 // other than the seeder reads (llama.cpp's kqmax_shared with each warp's
 // entry written after the tile's reads instead of before them).
 TEST(StaleRead, EntryWrittenOneBarrierLateIsStillStale) {
   using namespace stale_read_per_byte;
-  // each warp's entry written after the tile's reads instead of before them
-  const std::string text = cake::testing::replace(
-      kKqmaxRow, "            lm.copy(kqmax[0][:, w:w + 1], one)\n            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n",
-      "            lm.sync(block)\n            lm.copy(row, kqmax[0])\n            lm.copy(Y, row, coords=(k, 32 * w))\n            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  const std::string text = kqmaxEntryWrittenAfterTheReads();
   ASSERT_NE(text, kKqmaxRow);
   EXPECT_EQ(perByteRules(text, {{"n", 1}}), Rules{});
   EXPECT_EQ(perByteRules(text, {{"n", 2}}), Rules{"data.stale-read"});
@@ -926,6 +939,109 @@ def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
   const std::string fixed = cake::testing::corpusText(
       "corpus/bugs/sync.race/arrayfire_flood_fill_barrier_or_no_trailing_barrier_fixed.cake");
   for (const int64_t n : {1, 2}) EXPECT_EQ(perByteRules(fixed, {{"iters", n}}), Rules{}) << n;
+}
+
+// A column slice read over rows that other warps update every round and
+// rows written once (helper hunt51's reproducer, session 51: arrayfire's
+// flood-fill neighbourhood read as column slices). The strided read's
+// runs mean different laps (row 3 holds its fill, lap 0, for good; row 1
+// the other warp's latest update) though no write cuts any run. Before
+// (session 52): "ws[0] reads buf[0][:, 1:9] bytes [124, 156) (run 4 of 4)
+// meaning lap 1 ..., but it holds the data of lap 0" at n = 3 - the whole
+// strided read was given the highest lap.
+TEST(StaleRead, ColumnSliceOverRowsWrittenDifferentNumbersOfTimes) {
+  using namespace stale_read_per_byte;
+  const std::string text = cake::testing::corpusText(
+      "corpus/bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake");
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
+  // the engines agree (z3-po decides every rule here)
+  EXPECT_EQ(agreedRules(text, {{"n", 3}}, WithBmc::InTheLongFormOnly), Rules{});
+  // warp 1 updates its row in round 0 only: one run (row 1) is stale from round 2
+  const std::string skipped = cake::testing::replace(text, "            lm.copy(buf[0][2 - w:3 - w, 1:9], one)",
+                                                     "            if w == 0 or it == 0:\n"
+                                                     "                lm.copy(buf[0][2 - w:3 - w, 1:9], one)");
+  ASSERT_NE(skipped, text);
+  EXPECT_EQ(perByteRules(skipped, {{"n", 3}}), Rules{"data.stale-read"});
+  // warp 0 updates row 2 in round 0 only: stale to warp 1, which seeded it
+  const std::string skipped0 = cake::testing::replace(text, "            lm.copy(buf[0][2 - w:3 - w, 1:9], one)",
+                                                      "            if w == 1 or it == 0:\n"
+                                                      "                lm.copy(buf[0][2 - w:3 - w, 1:9], one)");
+  ASSERT_NE(skipped0, text);
+  EXPECT_EQ(perByteRules(skipped0, {{"n", 3}}), Rules{"data.stale-read"});
+  // no barrier between a round's reads and its updates
+  const std::string racy =
+      cake::testing::replace(text, "            lm.copy(sub, buf[0][:, 1:9])\n            lm.sync(bar)\n",
+                             "            lm.copy(sub, buf[0][:, 1:9])\n");
+  ASSERT_NE(racy, text);
+  EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
+  // the broken corpus twin
+  EXPECT_TRUE(perByteRules(corpusFile("stencil_column_slice_row_updated_first_round_only.cake"), {{"n", 3}})
+                  .count("data.stale-read"));
+}
+
+// A row seeded by one warp, updated by a second from the slot as the round
+// read it, and read by a third (helper review51's reproducer, session 51).
+// The third warp's first read finds the seed; the update that answers a
+// round's reads is computed from them, so no order of the same computations
+// puts it before them: that first read is no lap of the updater, and the
+// next one means its lap 0. Before (session 52): "ws[1] reads buf[0]
+// bytes [0, 32) meaning lap 1 ..., but it holds the data of lap 0" at
+// n = 2. The same synchronization with the row loaded from the input
+// before the reads and written after them (the late writer of
+// EntryWrittenOneBarrierLateIsStillStale) stays stale.
+TEST(StaleRead, RowSeededByOneWarpUpdatedFromTheSlotByAnother) {
+  using namespace stale_read_per_byte;
+  const std::string text =
+      cake::testing::corpusText("corpus/bugs/data.stale-read/stencil_three_warps_row_update_skipped_once_fixed.cake");
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
+  EXPECT_EQ(agreedRules(text, {{"n", 2}}, WithBmc::InTheLongFormOnly), Rules{});
+  const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)";
+  // warp 2 skips round 1: round 2 reads round 0's row 0
+  const std::string skipped = cake::testing::replace(text, update, "            if w != 2 or it != 1:\n    " + update);
+  ASSERT_NE(skipped, text);
+  EXPECT_EQ(perByteRules(skipped, {{"n", 3}}), Rules{"data.stale-read"});
+  // warp 2 updates row 0 in round 0 only
+  const std::string once = cake::testing::replace(text, update, "            if w != 2 or it == 0:\n    " + update);
+  ASSERT_NE(once, text);
+  EXPECT_EQ(perByteRules(once, {{"n", 3}}), Rules{"data.stale-read"});
+  // warp 2 writes an input row loaded before the reads, after them: the
+  // third warp reads before that write is ordered
+  const std::string loaded = cake::testing::replace(
+      text, "            lm.reduce(one, all6, op=\"max\", axis=0)          # column max of the six rows\n",
+      "            lm.copy(one, X, coords=(8 + it, 0))\n");
+  ASSERT_NE(loaded, text);
+  EXPECT_EQ(perByteRules(loaded, {{"n", 1}}), Rules{});
+  EXPECT_EQ(perByteRules(loaded, {{"n", 2}}), Rules{"data.stale-read"});
+  // no barrier between a round's reads and its updates
+  const std::string racy = cake::testing::replace(text, "            lm.copy(all6, buf[0])\n            lm.sync(bar)\n",
+                                                  "            lm.copy(all6, buf[0])\n");
+  ASSERT_NE(racy, text);
+  EXPECT_TRUE(perByteRules(racy, {{"n", 2}}).count("sync.race"));
+  // the broken corpus twins
+  EXPECT_TRUE(perByteRules(corpusFile("stencil_three_warps_row_update_skipped_once.cake"), {{"n", 3}})
+                  .count("data.stale-read"));
+  EXPECT_TRUE(perByteRules(corpusFile("stencil_three_warps_loaded_row_written_after_the_reads.cake"), {{"n", 2}})
+                  .count("data.stale-read"));
+}
+
+// llama.cpp's kqmax_shared with each warp's entry written after the tile's
+// reads is stale (EntryWrittenOneBarrierLateIsStillStale: the entry is the
+// tile's score, loaded before the reads). With the entry computed from the
+// row the warp just read (a recurrence over the row: each tile's entries
+// answer that tile's reads), the same synchronization is correct: no
+// order of the same computations puts a tile's entry before its reads.
+TEST(StaleRead, EntryComputedFromTheRowAfterItsReadsIsNoLateWrite) {
+  using namespace stale_read_per_byte;
+  const std::string late = kqmaxEntryWrittenAfterTheReads();
+  ASSERT_NE(late, kKqmaxRow);
+  const std::string recurrence =
+      cake::testing::replace(late, "            lm.sync(block)\n            lm.copy(kqmax[0][:, w:w + 1], one)\n",
+                             "            lm.sync(block)\n"
+                             "            lm.copy(one, row[:, (w + 1) % 4:(w + 1) % 4 + 1])\n"
+                             "            lm.copy(kqmax[0][:, w:w + 1], one)\n");
+  ASSERT_NE(recurrence, late);
+  EXPECT_EQ(perByteRules(late, {{"n", 2}}), Rules{"data.stale-read"});
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(recurrence, {{"n", n}}), Rules{}) << n;
 }
 
 // A whole buffer rewritten and read back by one warp while the others
