@@ -260,19 +260,39 @@ std::string touchesOfInstance(const ir::Block& b, int view, const ir::EvalEnv& e
   return "";
 }
 
+// One instance's tile body (the role's program must be its tile loop
+// alone), the environment that fixes lm.instance(), and the names messages
+// use; `body` null with `why` set otherwise.
+struct InstanceTile {
+  const ir::Block* body = nullptr;
+  ir::EvalEnv env;
+  std::string who, name, why;
+};
+InstanceTile instanceTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
+  InstanceTile t;
+  t.name = s.views[view].name;
+  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For) {
+    t.why = fmt::format("{} reads {} back outside a tile loop", role, t.name);
+    return t;
+  }
+  t.body = &body.body[0].body;
+  t.env.instance = instance;
+  const bool many = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() > 1;
+  t.who = many ? fmt::format("{}[{}]", role, instance) : role;
+  return t;
+}
+
 // Why instance `instance` of role `role` does not touch `view` in the
 // once-per-tile form restartReadBacks admits ("" if it does): per index it
 // both writes and reads, one write and one read per tile, in either order.
 std::string onceInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
-  const std::string name = s.views[view].name;
-  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For)
-    return fmt::format("{} reads {} back outside a tile loop", role, name);
-  ir::EvalEnv env;
-  env.instance = instance;
-  const bool many = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() > 1;
-  const std::string who = many ? fmt::format("{}[{}]", role, instance) : role;
+  const InstanceTile tile = instanceTile(s, body, view, instance, role);
+  if (!tile.body) return tile.why;
+  const ir::EvalEnv& env = tile.env;
+  const std::string& who = tile.who;
+  const std::string& name = tile.name;
   std::vector<Touch> seq;
-  if (auto why = touchesOfInstance(body.body[0].body, view, env, seq, who, name); !why.empty()) return why;
+  if (auto why = touchesOfInstance(*tile.body, view, env, seq, who, name); !why.empty()) return why;
   std::map<int64_t, int> writes, reads;  // index -> count
   for (const Touch& t : seq) ++(t.writes ? writes : reads)[t.index];
   for (const auto& [index, n] : writes)
@@ -369,17 +389,15 @@ std::string alternate(const ir::Block& b, int view, const std::set<int64_t>& bot
 // Why instance `instance` of role `role` does not touch `view` in the
 // alternating form ("" if it does).
 std::string alternatingInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
-  const std::string name = s.views[view].name;
-  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For)
-    return fmt::format("{} reads {} back outside a tile loop", role, name);
-  ir::EvalEnv env;
-  env.instance = instance;
-  const bool many = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() > 1;
-  const std::string who = many ? fmt::format("{}[{}]", role, instance) : role;
+  const InstanceTile tile = instanceTile(s, body, view, instance, role);
+  if (!tile.body) return tile.why;
+  const ir::EvalEnv& env = tile.env;
+  const std::string& who = tile.who;
+  const std::string& name = tile.name;
   // the indices it both writes and reads (any op, any depth, both branches)
   std::set<int64_t> written, read;
   bool unfixed = false;
-  ir::forEachOp(body.body[0].body, [&](const ir::Stmt& o) {
+  ir::forEachOp(*tile.body, [&](const ir::Stmt& o) {
     for (const ir::BufferRef* ref : {&o.op.dst, &o.op.src, &o.op.src2}) {
       if (ref->kind != ir::BufferRef::Kind::View || ref->index != view) continue;
       const auto index = ref->slot ? ir::evaluate(*ref->slot, env) : std::optional<int64_t>(0);
@@ -392,7 +410,7 @@ std::string alternatingInTheTile(const ir::Schedule& s, const ir::RoleBody& body
   for (int64_t i : written)
     if (read.count(i)) both.insert(i);
   Alternation st;
-  if (auto why = alternate(body.body[0].body, view, both, env, st, who, name); !why.empty()) return why;
+  if (auto why = alternate(*tile.body, view, both, env, st, who, name); !why.empty()) return why;
   for (const auto& [index, due] : st.expect_read)
     if (due) return fmt::format("{} ends its tile with a write of {}[{}] that it reads back", who, name, index);
   return "";
