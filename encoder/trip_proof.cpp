@@ -42,6 +42,7 @@
 #include "encoder/trip_restart.h"
 #include "encoder/trip_ring_end.h"
 #include "encoder/trip_restart_rotate.h"
+#include "encoder/trip_restart_head.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
 #include "ir/expr_build.h"
@@ -18743,34 +18744,92 @@ struct RestartAnswer {
   std::string text;
 };
 
-// The text the restart conditions are asked of: the schedule itself, or
-// its rotation (only with nothing before the slice loop: code there would
-// run in the zero-slice system, which is not proved, and its writes would
-// start the generations of slice 0 off the per-slice rates the last-read
-// rule compares). Empty with `why` set when neither form holds.
-std::optional<ir::Schedule> restartText(const ir::Schedule& s, bool& rotated, std::string& why) {
+// The text the restart conditions are asked of: the schedule itself, its
+// rotation (only with nothing before the slice loop: code there would run
+// in the zero-slice system, which is not proved, and its writes would start
+// the generations of slice 0 off the per-slice rates the last-read rule
+// compares), or its headed form (trip_restart_head.h: register and global
+// code before the cut moved after it, the code after the tile loop
+// dropped; `tail` says some role has such code, whose zero-tile system
+// proveByRestart then proves). Empty with `why` set when no form holds.
+enum class RestartShape { Plain, Rotated, Headed };
+std::optional<ir::Schedule> restartText(const ir::Schedule& s, RestartShape& shape, bool& tail, std::string& why) {
   const trip::RestartForm form = trip::restartForm(s);
-  rotated = false;
+  shape = RestartShape::Plain;
+  tail = false;
   if (form.ok) return s;
   trip::RotatedRestart rot = trip::rotatedRestartForm(s);
-  if (!rot.ok) {
-    why = fmt::format("{}; rotated at the slice's last lm.sync: {}", form.reason, rot.reason);
-    return std::nullopt;
+  const bool lone_loops =
+      std::all_of(s.bodies.begin(), s.bodies.end(), [](const ir::RoleBody& b) { return b.body.size() == 1; });
+  if (rot.ok && lone_loops) {
+    shape = RestartShape::Rotated;
+    return std::move(rot.rotated);
   }
-  for (const ir::RoleBody& b : s.bodies)
-    if (b.body.size() != 1) {
-      why = "the slice loop has code before it (the zero-slice system is not proved)";
-      return std::nullopt;
-    }
-  rotated = true;
-  return std::move(rot.rotated);
+  trip::HeadedRestart head = trip::headedRestartForm(s);
+  if (head.ok) {
+    shape = RestartShape::Headed;
+    tail = head.tail;
+    return std::move(head.text);
+  }
+  why = fmt::format("{}; rotated at the slice's last lm.sync: {}; with register code before the cut: {}", form.reason,
+                    rot.ok ? "the slice loop has code before it (the zero-slice system is not proved)" : rot.reason,
+                    head.reason);
+  return std::nullopt;
+}
+
+// The schedule with the tile count fixed to `n` (an lm.assume fact and
+// every checked binding), for the one-tile and zero-tile proofs.
+ir::Schedule withTileCount(const ir::Schedule& s, const ir::ExprPtr& count, int64_t n, const std::vector<Binding>& checked,
+                           std::vector<Binding>& fixed) {
+  ir::Schedule one = s;
+  one.assumes.push_back({ir::build::eq(count, ir::build::lit(n)), {}});
+  for (Binding b : checked) {
+    b.params[count->index] = n;
+    const bool seen = std::any_of(fixed.begin(), fixed.end(), [&](const Binding& o) {
+      return o.params == b.params && std::equal(o.block_idx, o.block_idx + 3, b.block_idx) &&
+             std::equal(o.grid_dim, o.grid_dim + 3, b.grid_dim);
+    });
+    if (!seen) fixed.push_back(b);
+  }
+  return one;
+}
+
+// The zero-tile system of a headed form with code after the tile loop:
+// every run with N <= 0 is that code alone (the tile loop runs no
+// iteration, nothing precedes it). The code has no loop and no guard but on
+// lm.instance() and touches only registers and global tensors the model
+// does not compare, so the system is the same for every N <= 0 and every
+// value of the other parameters up to those tensors' coordinates (and the
+// register marks of the skipped tile loop, decided by N's sign and the
+// facts' form, not by a value): one exploration at N = 0 stands for all.
+// Not built as the schedule under lm.assume(N == 0): a fact on N admits the
+// empty tile loop as a size the schedule allows (system.cpp
+// emptyTripAdmitted), which the schedule without it does not. "" or why not.
+std::string zeroTileSystemClean(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked, int count,
+                                const TripProofOptions& opts, ProofBudget& budget) {
+  if (checked.empty()) return "no binding to build it at";
+  Binding b = checked.front();
+  b.params[count] = 0;
+  b.replace = nullptr;
+  std::string err;
+  const auto sys = trip::buildForProof(s, b, target, &err, nullptr);
+  if (!sys) return "cannot be built: " + err;
+  try {
+    exploreTripCount(*sys, 0, opts, budget);
+  } catch (const Met& m) {
+    return "meets " + m.violation.rule;
+  } catch (const Fail& f) {
+    return f.what();
+  }
+  return "";
 }
 
 RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                              const TripProofOptions& opts, ProofBudget& budget) {
-  bool rotated = false;
+  RestartShape shape = RestartShape::Plain;
+  bool tail = false;
   std::string why_not;
-  const std::optional<ir::Schedule> text = restartText(s, rotated, why_not);
+  const std::optional<ir::Schedule> text = restartText(s, shape, tail, why_not);
   if (!text) return {false, why_not};
   const ir::ExprPtr& count = text->bodies.front().body.front().hi;
   if (count->kind != ir::ExprKind::Param) return {false, "the tile count is no parameter"};
@@ -18786,17 +18845,8 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
     if (!regs.empty()) return {false, regs};
   }
   if (auto why = trip::restartReadBacks(*text); !why.empty()) return {false, why};
-  ir::Schedule one = s;
-  one.assumes.push_back({ir::build::eq(count, ir::build::lit(1)), {}});
   std::vector<Binding> ones;
-  for (Binding b : checked) {
-    b.params[count->index] = 1;
-    const bool seen = std::any_of(ones.begin(), ones.end(), [&](const Binding& o) {
-      return o.params == b.params && std::equal(o.block_idx, o.block_idx + 3, b.block_idx) &&
-             std::equal(o.grid_dim, o.grid_dim + 3, b.grid_dim);
-    });
-    if (!seen) ones.push_back(b);
-  }
+  const ir::Schedule one = withTileCount(s, count, 1, checked, ones);
   trip::ReadMeets meets;
   TripProofOptions inner = opts;
   inner.build.cap_read_generations = false;
@@ -18808,7 +18858,19 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
                                r.outcome == Outcome::Violation ? "meets " + r.violations.front().rule : r.detail)};
   if (meets.explorations == 0) return {false, "the one-tile proof explored nothing that records the writers reads meet"};
   if (auto why = trip::lastReadRule(s, meets); !why.empty()) return {false, why};
-  if (rotated)
+  std::string zero;
+  if (tail) {
+    if (auto why = zeroTileSystemClean(s, target, checked, count->index, opts, budget); !why.empty())
+      return {false, fmt::format("the zero-tile system ({} == 0): {}", n, why)};
+    zero = fmt::format("; {} <= 0 runs the code after the tile loop alone, explored", n);
+  }
+  if (shape == RestartShape::Headed)
+    return {true, fmt::format("restart argument: the tile loop over {0} cut at its first top-level lm.sync into "
+                              "one-tile runs, the register and global code before the cut and after the loop "
+                              "outside every segment's shared state (the last read of each index meets every writer "
+                              "its reads meet); for {0} == 1 without the read caps: {1}{2}",
+                              n, r.engine, zero)};
+  if (shape == RestartShape::Rotated)
     return {true, fmt::format("restart argument: the slice loop over {0} cut at its last top-level lm.sync into "
                               "one-slice runs, rotated ({0} <= 0 runs no op; after the cut only registers and global "
                               "memory; the last read of each index meets every writer its reads meet); for {0} == 1 "
@@ -19317,7 +19379,8 @@ static ModelCheckResult proveEveryTripCountAsWritten(const ir::Schedule& schedul
                                                      const std::vector<Binding>& checked,
                                                      const TripProofOptions& opts) {
   const bool restart_shaped = !opts.meets && !checked.empty() &&
-                              (trip::restartForm(schedule).ok || trip::rotatedRestartForm(schedule).ok);
+                              (trip::restartForm(schedule).ok || trip::rotatedRestartForm(schedule).ok ||
+                               trip::headedRestartForm(schedule).ok);
   unsigned wall_ms = opts.timeout_ms;
   if (restart_shaped) {
     // A schedule in the restart form is asked the restart argument first,

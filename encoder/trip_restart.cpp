@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <map>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -258,25 +260,159 @@ std::string touchesOfInstance(const ir::Block& b, int view, const ir::EvalEnv& e
   return "";
 }
 
+// One instance's tile body (the role's program must be its tile loop
+// alone), the environment that fixes lm.instance(), and the names messages
+// use; `body` null with `why` set otherwise.
+struct InstanceTile {
+  const ir::Block* body = nullptr;
+  ir::EvalEnv env;
+  std::string who, name, why;
+};
+InstanceTile instanceTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
+  InstanceTile t;
+  t.name = s.views[view].name;
+  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For) {
+    t.why = fmt::format("{} reads {} back outside a tile loop", role, t.name);
+    return t;
+  }
+  t.body = &body.body[0].body;
+  t.env.instance = instance;
+  const bool many = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() > 1;
+  t.who = many ? fmt::format("{}[{}]", role, instance) : role;
+  return t;
+}
+
 // Why instance `instance` of role `role` does not touch `view` in the
 // once-per-tile form restartReadBacks admits ("" if it does): per index it
 // both writes and reads, one write and one read per tile, in either order.
 std::string onceInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
-  const std::string name = s.views[view].name;
-  if (body.body.size() != 1 || body.body[0].kind != ir::Stmt::Kind::For)
-    return fmt::format("{} reads {} back outside a tile loop", role, name);
-  ir::EvalEnv env;
-  env.instance = instance;
-  const bool many = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) && s.roles[body.role].instanceCount() > 1;
-  const std::string who = many ? fmt::format("{}[{}]", role, instance) : role;
+  const InstanceTile tile = instanceTile(s, body, view, instance, role);
+  if (!tile.body) return tile.why;
+  const ir::EvalEnv& env = tile.env;
+  const std::string& who = tile.who;
+  const std::string& name = tile.name;
   std::vector<Touch> seq;
-  if (auto why = touchesOfInstance(body.body[0].body, view, env, seq, who, name); !why.empty()) return why;
+  if (auto why = touchesOfInstance(*tile.body, view, env, seq, who, name); !why.empty()) return why;
   std::map<int64_t, int> writes, reads;  // index -> count
   for (const Touch& t : seq) ++(t.writes ? writes : reads)[t.index];
   for (const auto& [index, n] : writes)
     if (n > 1 && reads.count(index)) return fmt::format("{} writes {}[{}] {} times per tile and reads it back", who, name, index, n);
   for (const auto& [index, n] : reads)
     if (writes.count(index) && n > 1) return fmt::format("{} reads {}[{}] back {} times per tile", who, name, index, n);
+  return "";
+}
+
+
+// The alternating form (docs/z3.md "Session 52 (helper nested52)"): per
+// index the instance both writes and reads, its touches in program order
+// are write, read, write, read, ... for every trip count of every loop of
+// the tile, and every write of the index covers the same bytes. Then each
+// read is a read-back of its own latest write (system.cpp tag: it means
+// max(epoch, own_gen) = own_gen = the number of its own earlier writes of
+// the index minus one), the j-th read of the run means exactly j, which is
+// m * t + j' in tile t (m: its reads per tile = its writes per tile), and
+// its returns count at most j: the affine generation with e = m that the
+// last-read rule compares, and gen_returns <= meant as the caps need.
+struct Alternation {
+  std::map<int64_t, bool> expect_read;  // index -> its last touch was a write
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> bytes;  // index -> its writes' slice bounds
+};
+
+// The index an operand names once the instance is fixed, and its slice
+// bounds (the open ends as -1), or nullopt where either reads more.
+std::optional<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>> fixedRef(const ir::BufferRef& ref,
+                                                                                      const ir::EvalEnv& env) {
+  const auto index = ref.slot ? ir::evaluate(*ref.slot, env) : std::optional<int64_t>(0);
+  if (!index) return std::nullopt;
+  std::vector<std::pair<int64_t, int64_t>> bounds;
+  for (const ir::Slice& sl : ref.slices) {
+    const auto lo = sl.lo ? ir::evaluate(*sl.lo, env) : std::optional<int64_t>(-1);
+    const auto hi = sl.hi ? ir::evaluate(*sl.hi, env) : std::optional<int64_t>(-1);
+    if (!lo || !hi) return std::nullopt;
+    bounds.emplace_back(*lo, *hi);
+  }
+  return std::make_pair(*index, bounds);
+}
+
+// Walks b in program order, keeping per index of `both` whether a read is
+// due; a loop body must leave that as it found it (so any trip count,
+// none included, keeps the alternation). "" or why not.
+std::string alternate(const ir::Block& b, int view, const std::set<int64_t>& both, const ir::EvalEnv& env,
+                      Alternation& st, const std::string& who, const std::string& name) {
+  for (const ir::Stmt& x : b) {
+    if (x.kind == ir::Stmt::Kind::For) {
+      const auto before = st.expect_read;
+      if (auto why = alternate(x.body, view, both, env, st, who, name); !why.empty()) return why;
+      if (st.expect_read != before)
+        return fmt::format("{} does not alternate writes and reads of {} over the loop at line {}", who, name, x.range.line);
+      continue;
+    }
+    if (x.kind == ir::Stmt::Kind::If) {
+      const auto taken = x.cond ? ir::evaluate(*x.cond, env) : std::nullopt;
+      if (!taken) {
+        if (touchesIn(x.body, view) || touchesIn(x.orelse, view))
+          return fmt::format("{} touches {} under a guard that reads more than lm.instance() (line {})", who, name, x.range.line);
+        continue;
+      }
+      if (auto why = alternate(*taken ? x.body : x.orelse, view, both, env, st, who, name); !why.empty()) return why;
+      continue;
+    }
+    const ir::Op& op = x.op;
+    if (!touches(op, view)) continue;
+    if (op.sel.mode != ir::SlotSel::Mode::None)
+      return fmt::format("{} names {}'s slot by stage or iteration (line {})", who, name, x.range.line);
+    if (op.kind == ir::OpKind::Mma || op.kind == ir::OpKind::Reduce)
+      return fmt::format("{} accumulates into or reduces over {} (line {})", who, name, x.range.line);
+    const bool writes_it = op.dst.kind == ir::BufferRef::Kind::View && op.dst.index == view;
+    for (const ir::BufferRef* ref : {&op.dst, &op.src, &op.src2}) {
+      if (ref->kind != ir::BufferRef::Kind::View || ref->index != view) continue;
+      const auto fixed = fixedRef(*ref, env);
+      if (!fixed) return fmt::format("{} names {} through an index or slice that is no constant (line {})", who, name, x.range.line);
+      if (!both.count(fixed->first)) continue;
+      const bool is_write = ref == &op.dst;
+      if (writes_it && !is_write) return fmt::format("{} reads {} back in the op that writes it (line {})", who, name, x.range.line);
+      bool& due = st.expect_read[fixed->first];
+      if (due != !is_write)
+        return fmt::format("{} {} {}[{}] twice without {} between (line {})", who, is_write ? "writes" : "reads", name,
+                           fixed->first, is_write ? "a read" : "a write", x.range.line);
+      due = is_write;
+      if (is_write) {
+        auto [it, first] = st.bytes.try_emplace(fixed->first, fixed->second);
+        if (!first && it->second != fixed->second)
+          return fmt::format("{} writes other bytes of {}[{}] (line {})", who, name, fixed->first, x.range.line);
+      }
+    }
+  }
+  return "";
+}
+
+// Why instance `instance` of role `role` does not touch `view` in the
+// alternating form ("" if it does).
+std::string alternatingInTheTile(const ir::Schedule& s, const ir::RoleBody& body, int view, int instance, const std::string& role) {
+  const InstanceTile tile = instanceTile(s, body, view, instance, role);
+  if (!tile.body) return tile.why;
+  const ir::EvalEnv& env = tile.env;
+  const std::string& who = tile.who;
+  const std::string& name = tile.name;
+  // the indices it both writes and reads (any op, any depth, both branches)
+  std::set<int64_t> written, read;
+  bool unfixed = false;
+  ir::forEachOp(*tile.body, [&](const ir::Stmt& o) {
+    for (const ir::BufferRef* ref : {&o.op.dst, &o.op.src, &o.op.src2}) {
+      if (ref->kind != ir::BufferRef::Kind::View || ref->index != view) continue;
+      const auto index = ref->slot ? ir::evaluate(*ref->slot, env) : std::optional<int64_t>(0);
+      if (!index) unfixed = true;
+      else (ref == &o.op.dst ? written : read).insert(*index);
+    }
+  });
+  if (unfixed) return fmt::format("{} names {} through an index that is no constant", who, name);
+  std::set<int64_t> both;
+  for (int64_t i : written)
+    if (read.count(i)) both.insert(i);
+  Alternation st;
+  if (auto why = alternate(*tile.body, view, both, env, st, who, name); !why.empty()) return why;
+  for (const auto& [index, due] : st.expect_read)
+    if (due) return fmt::format("{} ends its tile with a write of {}[{}] that it reads back", who, name, index);
   return "";
 }
 
@@ -302,7 +438,10 @@ std::string restartReadBacks(const ir::Schedule& s) {
     for (int v : written)
       if (read.count(v))
         for (int i = 0; i < instances; ++i)
-          if (auto why = restart_read_backs::onceInTheTile(s, body, v, i, role); !why.empty()) return why;
+          if (auto why = restart_read_backs::onceInTheTile(s, body, v, i, role); !why.empty()) {
+            const std::string alt = restart_read_backs::alternatingInTheTile(s, body, v, i, role);
+            if (!alt.empty()) return fmt::format("{}; alternating: {}", why, alt);
+          }
   }
   return "";
 }

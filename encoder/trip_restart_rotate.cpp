@@ -111,16 +111,6 @@ ir::Block preAsTile(const Split& sp) {
   return b;
 }
 
-// The global tensors a block's ops name (operands of kind Param).
-std::set<int> globalTensors(const ir::Block& b) {
-  std::set<int> out;
-  ir::forEachOp(b, [&](const Stmt& o) {
-    for (const ir::BufferRef* r : {&o.op.dst, &o.op.src, &o.op.src2})
-      if (r->kind == ir::BufferRef::Kind::Param) out.insert(r->index);
-  });
-  return out;
-}
-
 // A global tensor whose accesses the model compares (one the CTA both
 // reads and writes, docs/known-limits.md "Global memory: what is
 // modelled") that T touches and H (or pre) touches too: T(s) and H(s + 1)
@@ -148,6 +138,15 @@ RotatedRestart refuse(std::string why) {
 }
 
 }  // namespace restart_rotate
+
+std::set<int> globalTensors(const ir::Block& b) {
+  std::set<int> out;
+  ir::forEachOp(b, [&](const ir::Stmt& o) {
+    for (const ir::BufferRef* r : {&o.op.dst, &o.op.src, &o.op.src2})
+      if (r->kind == ir::BufferRef::Kind::Param) out.insert(r->index);
+  });
+  return out;
+}
 
 std::string registersAndGlobalOnly(const ir::Schedule& s, const ir::Block& tail) {
   using namespace restart_rotate;

@@ -10,6 +10,7 @@
 // asks it when restartForm fails (docs/z3.md "Marlin's slice loop proved").
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "encoder/trip_restart.h"
@@ -70,5 +71,8 @@ RotatedRestart rotatedRestartForm(const ir::Schedule& s);
 // touches only registers and global memory under instance-only guards,
 // else why not (with the line).
 std::string registersAndGlobalOnly(const ir::Schedule& s, const ir::Block& tail);
+
+// The global tensors a block's ops name (operands of kind Param).
+std::set<int> globalTensors(const ir::Block& b);
 
 }  // namespace cake::encoder::trip
