@@ -1412,6 +1412,7 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
         if (r.kind == BvVerdict::Holds) {
           r.kind = BvVerdict::Unknown;
           r.detail = "found only where a fact divides by zero (it may hold there, and narrows nothing)";
+          return;
         }
       }
     }
