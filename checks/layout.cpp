@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checks/layout_internal.h"
+#include "encoder/defined_premise.h"
 
 namespace cake::checks {
 namespace layout {
@@ -406,6 +407,30 @@ std::vector<PropertyVerdict> Gates::verdicts() const {
 
 }  // namespace layout
 
+namespace layout {
+
+// An lm.assume fact that may be undefined (64-bit overflow, a zero
+// divisor) reads "undefined or true" in every proof (BvProver, sound52):
+// it narrows nothing where it is undefined. Said where it is written.
+// The width argument settles most facts; the others ask whether the fact
+// is defined wherever the other facts hold.
+void warnAssumesThatMayOverflow(Gates& g) {
+  for (const ir::Assume& a : g.s.assumes) {
+    if (!a.cond || encoder::definedByWidth(g.s, *a.cond)) continue;
+    const encoder::BvResult r = g.prover.prove(lor(a.cond, lnot(a.cond)));
+    if (r.kind == encoder::BvVerdict::Holds) continue;
+    const std::string values = r.kind == encoder::BvVerdict::Fails && !r.goal_model.empty()
+                                   ? " (e.g. " + r.goal_model.toString(g.s) + ")"
+                                   : "";
+    g.emit(g.finding("layout.assume-overflow", a.range,
+                     fmt::format("lm.assume({}) may overflow 64 bits or divide by zero for some parameter values{}; "
+                                 "there it narrows nothing: the checks consider those values too",
+                                 g.str(a.cond), values)));
+  }
+}
+
+}  // namespace layout
+
 void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::DiagnosticSink& sink,
                     nlohmann::json& resources, std::vector<PropertyVerdict>& verdicts) {
   layout::Gates g(s, opts, sink);
@@ -436,6 +461,8 @@ void runLayoutGates(const ir::Schedule& s, const CheckOptions& opts, ir::Diagnos
                           "the solver could not settle whether the lm.assume facts can hold together"});
     }
   }
+
+  layout::warnAssumesThatMayOverflow(g);
 
   if (!g.ti.known) {
     ir::Finding f = g.finding(

@@ -50,7 +50,7 @@ class Translator {
     std::set<Key> syms;
   };
 
-  Part part(const ir::Expr& x, Term* value = nullptr) {
+  Part part(const ir::Expr& x, Term* value = nullptr, bool weak = false) {
     std::set<Key> syms;
     used_ = &syms;
     Term t{ctx_.bool_val(true), ctx_.bool_val(true)};
@@ -64,7 +64,7 @@ class Translator {
     used_ = nullptr;
     if (nonlinear_) throw NotLinear{};
     if (value) *value = t;
-    return {t.def && truth(t.v), std::move(syms)};
+    return {weak ? !t.def || truth(t.v) : t.def && truth(t.v), std::move(syms)};
   }
 
   z3::expr domain(const Key& k) {
@@ -207,7 +207,7 @@ class Translator {
 
 std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const ir::Expr& goal, Bad bad,
                                  const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits,
-                                 bool linear_subset) {
+                                 bool linear_subset, const std::vector<bool>& weak_facts) {
   if (!g_enabled.load()) return std::nullopt;
   linear_subset = linear_subset && bad != Bad::Nothing;
   try {
@@ -216,18 +216,19 @@ std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const 
     Translator::Part gp = t.part(goal, &g);
     std::vector<Translator::Part> fs;
     bool left_out = false;  // a fact that is not linear, left out (linear_subset)
-    auto add = [&](const ir::Expr& fact) {
+    auto add = [&](const ir::Expr& fact, bool weak = false) {
       try {
-        fs.push_back(t.part(fact));
+        fs.push_back(t.part(fact, nullptr, weak));
       } catch (const NotLinear&) {
         if (!linear_subset) throw;
         left_out = true;
       }
     };
-    for (const ir::Assume& a : s.assumes)
-      if (a.cond) add(*a.cond);
-    for (const ir::ExprPtr& p : premises)
-      if (p) add(*p);
+    auto weak = [&](size_t i) { return i < weak_facts.size() && weak_facts[i]; };
+    for (size_t i = 0; i < s.assumes.size(); ++i)
+      if (s.assumes[i].cond) add(*s.assumes[i].cond, weak(i));
+    for (size_t i = 0; i < premises.size(); ++i)
+      if (premises[i]) add(*premises[i], weak(s.assumes.size() + i));
     std::set<Key> syms;
     std::vector<size_t> in;
     if (all_facts) {

@@ -89,9 +89,13 @@ enum class Bad {
 // refuses) is left out instead of handing the query on, and then only
 // unsat is an answer: facts left out only remove assignments, so a query
 // unsat without them is unsat with them (docs/z3.md "Linear facts only").
+//
+// weak_facts[i]: fact i (the schedule's assumptions, then `premises`)
+// reads "undefined or true" (BvProver's reading of one that may overflow,
+// sound52); missing: defined and true.
 std::optional<bool> decideLinear(z3::context& ctx, const ir::Schedule& s, const ir::Expr& goal, Bad bad,
                                  const std::vector<ir::ExprPtr>& premises, bool all_facts, const Limits& limits,
-                                 bool linear_subset = false);
+                                 bool linear_subset = false, const std::vector<bool>& weak_facts = {});
 
 // Queries decided here and handed on since the process started (for
 // benchmarks and tests).

@@ -15,6 +15,7 @@
 #include <z3++.h>
 
 #include "encoder/bv_linear.h"
+#include "encoder/defined_premise.h"
 #include "encoder/holds_cache.h"
 #include "encoder/z3_solver.h"
 
@@ -420,7 +421,20 @@ struct BvProver::Impl {
   unsigned budget_ms = 0;
   uint64_t optimizer_rlimit = 0;  // (BvProver::optimizerRlimit)
 
-  Impl(const ir::Schedule& sched, Limits l) : s(sched), limits(l) {}
+  // Per lm.assume fact: may it be undefined (facts())?
+  std::vector<bool> weak_assumes;
+
+  Impl(const ir::Schedule& sched, Limits l) : s(sched), limits(l) {
+    for (const ir::Assume& a : s.assumes) weak_assumes.push_back(a.cond && !definedByWidth(s, *a.cond));
+  }
+
+  // Which facts of a query (the assumptions, then `premises`) read
+  // "undefined or true" (facts()).
+  std::vector<bool> weakFacts(const std::vector<ir::ExprPtr>& premises) const {
+    std::vector<bool> out = weak_assumes;
+    for (const ir::ExprPtr& p : premises) out.push_back(p && !definedByWidth(s, *p));
+    return out;
+  }
 
   // This query's limits, or nullopt when the budget is used up.
   std::optional<Limits> queryLimits() const {
@@ -608,27 +622,80 @@ struct BvProver::Impl {
     z3::expr e;
     std::set<std::pair<char, int>> syms;
     std::set<size_t> axs;
+    std::optional<z3::expr> weak_def;  // a fact read "undefined or true": its definedness
+    const ir::Expr* source = nullptr;  // (the fact, for messages)
+    bool assumed = false;              // an lm.assume fact
   };
 
-  // A fact: defined and true.
-  Part part(const ir::Expr& x) {
+  // A fact: defined and true; with `weak`, undefined or true.
+  Part part(const ir::Expr& x, bool weak = false) {
     Part p{ctx().bool_val(true), {}, {}};
     touched = &p.axs;
     Term t = tr(x, &p.syms);
     touched = nullptr;
-    p.e = t.def && truth(t.v);
+    p.e = weak ? !t.def || truth(t.v) : t.def && truth(t.v);
+    if (weak) p.weak_def = t.def;
+    p.source = &x;
     return p;
   }
 
   // Facts every query may start from: the schedule's assumptions and the
-  // extra premises.
-  std::vector<Part> facts(const std::vector<ir::ExprPtr>& premises) {
+  // extra premises. A fact that may be undefined (64-bit overflow, a zero
+  // divisor: the width argument of encoder/defined_premise.h does not show
+  // it defined) reads "undefined or true" (sound52): Python's integers
+  // evaluate it where 64 bits do not, maybe to true, so it narrows only
+  // where it is defined. Where it is defined everywhere the other facts
+  // allow, that is the same set of values as "defined and true". `strong`
+  // reads every fact defined and true: a search for values the schedule
+  // must allow (smallestWitness).
+  std::vector<Part> facts(const std::vector<ir::ExprPtr>& premises, bool strong = false) {
     std::vector<Part> out;
-    for (const ir::Assume& a : s.assumes)
-      if (a.cond) out.push_back(part(*a.cond));
-    for (const ir::ExprPtr& p : premises)
-      if (p) out.push_back(part(*p));
+    const std::vector<bool> weak = weakFacts(premises);
+    for (size_t i = 0; i < s.assumes.size(); ++i)
+      if (s.assumes[i].cond) {
+        out.push_back(part(*s.assumes[i].cond, weak[i] && !strong));
+        out.back().assumed = true;
+      }
+    for (size_t i = 0; i < premises.size(); ++i)
+      if (premises[i]) out.push_back(part(*premises[i], weak[s.assumes.size() + i] && !strong));
     return out;
+  }
+
+  // The solver's answer within what is left of the budget (Unknown once
+  // it is used up).
+  BvResult checkWithinBudget(z3::solver& sol) {
+    std::optional<Limits> lim = queryLimits();
+    if (!lim) {
+      BvResult r;
+      r.kind = BvVerdict::Unknown;
+      r.detail = usedUp();
+      return r;
+    }
+    return resultOf(z3w::check(sol, *lim));
+  }
+
+  // A model that makes a fact read "undefined or true" undefined is no
+  // value the schedule is known to allow: the query is asked again with
+  // those facts defined. Its model then stands; unsat leaves the query
+  // Unknown (only such values were found). The query's result in `r`.
+  void requireWeakFactsDefined(BvResult& r, z3::solver& sol, const std::vector<const Part*>& in) {
+    const Part* hit = nullptr;
+    {
+      z3::model m = sol.get_model();
+      for (const Part* p : in)
+        if (p->weak_def && m.eval(*p->weak_def, true).is_false()) hit = p;
+    }
+    if (!hit) return;
+    for (const Part* p : in)
+      if (p->weak_def) sol.add(*p->weak_def);
+    r = checkWithinBudget(sol);
+    if (r.kind == BvVerdict::Holds) {
+      r.kind = BvVerdict::Unknown;
+      const std::string what = ir::exprToString(*hit->source, s);
+      r.detail = fmt::format("found only where {} overflows 64 bits or divides by zero (it may hold there, and "
+                             "narrows nothing)",
+                             hit->assumed ? "lm.assume(" + what + ")" : "the condition `" + what + "`");
+    }
   }
 
   // Cone of influence (lia::cone): the facts that share symbols with the
@@ -808,7 +875,8 @@ struct BvProver::Impl {
     // bit-vector solver finds the model as before.
     if (std::optional<Limits> lim = queryLimits()) {
       const auto t0 = std::chrono::steady_clock::now();
-      std::optional<bool> sat = lia::decideLinear(ctx(), s, goal, kind, premises, all_facts, *lim, linear_subsets);
+      std::optional<bool> sat = lia::decideLinear(ctx(), s, goal, kind, premises, all_facts, *lim, linear_subsets,
+                                                             weakFacts(premises));
       if (sat && (!*sat || kind == lia::Bad::Nothing)) {
         r.kind = *sat ? BvVerdict::Fails : BvVerdict::Holds;
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -839,13 +907,8 @@ struct BvProver::Impl {
       z3::solver sol(ctx(), "QF_BV");
       addQuery(sol, g, syms, in);
       sol.add(bad);
-      std::optional<Limits> lim = queryLimits();
-      if (!lim) {
-        r.kind = BvVerdict::Unknown;
-        r.detail = usedUp();
-        return;
-      }
-      r = resultOf(z3w::check(sol, *lim));
+      r = checkWithinBudget(sol);
+      if (r.kind == BvVerdict::Fails && kind != lia::Bad::Nothing) requireWeakFactsDefined(r, sol, in);
       if (r.kind == BvVerdict::Fails) {
         z3::model m = sol.get_model();
         r.model = readModel(m, syms);
@@ -970,7 +1033,10 @@ BvResult BvProver::Impl::optimizeUncached(const ir::Expr& cond, const std::vecto
     std::vector<Term> obj;
     for (const ir::ExprPtr& o : objectives) obj.push_back(tr(*o, &g.syms));
     touched = nullptr;
-    auto fs = facts(premises);
+    // A maximum reads a possibly undefined assumption "undefined or true"
+    // (a bound over more values); a smallest witness is a binding to run,
+    // which every assumption must allow: defined and true.
+    auto fs = facts(premises, !maximize);
     std::set<std::pair<char, int>> syms;
     auto in = cone(g, fs, syms);
     std::optional<Limits> lim = queryLimits();
@@ -1096,6 +1162,8 @@ BvVerdict BvProver::assumptionsConsistent() {
   }
 }
 
+void appendExprKey(std::string& key, const ir::Expr& e) { appendExpr(key, e); }
+
 // ----------------------------------------------------- unbounded integers
 
 namespace {
@@ -1116,6 +1184,13 @@ class IntEncoding {
   z3::expr fact(const ir::Expr& e) {
     IntTerm t = tr(e);
     return t.def && t.v != 0;
+  }
+  // A fact that may divide by zero: "undefined or true" (BvProver's
+  // facts()); its definedness into `defs`.
+  z3::expr weakFact(const ir::Expr& e, std::vector<z3::expr>& defs) {
+    IntTerm t = tr(e);
+    defs.push_back(t.def);
+    return !t.def || t.v != 0;
   }
   // The domains of the symbols used so far.
   std::vector<z3::expr> domains() const { return domains_; }
@@ -1314,13 +1389,34 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
   guardQuery(r.kind, r.detail, [&] {
     IntEncoding enc(s);
     z3::solver solver(enc.ctx);
+    // Python's integers do not overflow, so only a zero divisor leaves a
+    // fact undefined here; one the width argument does not clear reads
+    // "undefined or true", and a witness must make every fact defined.
+    std::vector<z3::expr> defs;
+    auto add = [&](const ir::Expr& x) { solver.add(definedByWidth(s, x) ? enc.fact(x) : enc.weakFact(x, defs)); };
     for (const ir::Assume& a : s.assumes)
-      if (a.cond) solver.add(enc.fact(*a.cond));
+      if (a.cond) add(*a.cond);
     for (const ir::ExprPtr& x : premises)
-      if (x) solver.add(enc.fact(*x));
+      if (x) add(*x);
     solver.add(enc.fact(*cond));
     for (const z3::expr& d : enc.domains()) solver.add(d);
     r = resultOf(z3w::check(solver, limits));
+    if (r.kind == BvVerdict::Fails && !defs.empty()) {
+      bool undefined = false;
+      {
+        z3::model m = solver.get_model();
+        for (const z3::expr& d : defs) undefined = undefined || m.eval(d, true).is_false();
+      }
+      if (undefined) {
+        for (const z3::expr& d : defs) solver.add(d);
+        r = resultOf(z3w::check(solver, limits));
+        if (r.kind == BvVerdict::Holds) {
+          r.kind = BvVerdict::Unknown;
+          r.detail = "found only where a fact divides by zero (it may hold there, and narrows nothing)";
+          return;
+        }
+      }
+    }
     if (r.kind == BvVerdict::Fails) r.model = r.goal_model = enc.model(solver.get_model());
     if (r.kind == BvVerdict::Unknown) r.detail = "the integer solver gave up: " + r.detail;
   });

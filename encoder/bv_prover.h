@@ -169,6 +169,10 @@ class BvProver {
 // True when `e` mentions a parameter, loop variable or builtin.
 bool hasFreeSymbols(const ir::Expr& e);
 
+// Appends to `key` the bytes that name `e` exactly (kind, value, index and
+// arguments, recursively): the key of the prover's query caches.
+void appendExprKey(std::string& key, const ir::Expr& e);
+
 // A witness search over unbounded integers (Z3's nonlinear integer
 // arithmetic), for queries whose products of symbols (a persistent tile
 // `lm.block_idx(0) + t * lm.grid_dim(0)`, a tile count `lm.cdiv(M, 128)`

@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "encoder/defined_premise.h"
 #include "ir/expr_build.h"
 #include "ir/expr_canon.h"
 
@@ -63,7 +64,7 @@ struct Around {
 
 class TailCutter {
  public:
-  TailCutter(const ir::Schedule& s, const HoldsUnder& holds) : s_(s), holds_(holds) {}
+  TailCutter(const ir::Schedule& s, const HoldsUnder& holds) : s_(s), holds_(holds), defined_(s, holds) {}
 
   // Cuts the loops of `block` (a role body of the copy; `instances` its
   // role's instance count), outermost first.
@@ -80,6 +81,7 @@ class TailCutter {
  private:
   const ir::Schedule& s_;
   const HoldsUnder& holds_;
+  DefinedPremises defined_;  // which conditions and bounds may be premises (sound51, sound52)
   int instances_ = 1;
   std::vector<ir::ExprPtr> outer_;  // premises: the instance's range, the loops around
   std::set<int> bound_;             // the loops around: their variables
@@ -188,9 +190,10 @@ class TailCutter {
   // it as "defined and true"), so an undefined condition or bound inside
   // the tail would drop from the question the very bindings where the
   // builder cannot evaluate it: the copy, which never builds the tail,
-  // would then prove a schedule whose systems do not build (sound51).
+  // would then prove a schedule whose systems do not build (sound51). The
+  // rule is the gates' too (encoder/defined_premise.h).
   bool definedUnder(const ir::ExprPtr& e, const std::vector<ir::ExprPtr>& premises) {
-    return holds_(xb::lor(e, xb::lnot(e)), premises);
+    return defined_.definedUnder(e, premises);
   }
 
   // Every operation of `block` lies under an `if` branch not taken where

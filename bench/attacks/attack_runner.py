@@ -21,7 +21,10 @@ exit 1 is a false alarm; unknown is allowed). Two layouts exist:
   --require-proof` where the script asks), one line per schedule.
 
 Either runner marks a broken schedule that exits 0 or is *proved* "HOLE"
-and a correct one that exits 1 "good reported". The environment variables
+and a correct one that exits 1 "good reported". In the labelled layout a
+broken schedule may name the gates it is aimed at in a header line
+`# aimed: tma.box-extent, ...`: one of them on the "proved for all
+parameter values" line is a HOLE too, whatever the exit status (sound52). The environment variables
 ONLY (comma-separated bases, or a part of the path) and MATCH (a regular
 expression over base/name) narrow what runs.
 """
@@ -79,6 +82,7 @@ class Verdict:
     cpu: float  # user CPU seconds of the run
     last: str  # the output's last line (160 characters)
     result: str = ""  # the word after "result: " (checked, proved, ...), where cake prints one
+    gates: tuple = ()  # the rules of the "proved for all parameter values:" line
 
     @property
     def proved(self):
@@ -98,14 +102,28 @@ def check(cake, path, *flags, timeout=None):
     rule = re.search(r"([a-z]+\.[a-z-]+): counterexample", text) or re.search(r"([a-z]+\.[a-z-]+) \[", text)
     result = re.search(r"result: (\w+)", text)
     lines = text.strip().splitlines()
+    gates = tuple(g for l in lines if ": proved for all parameter values: " in l
+                  for g in l.split(": proved for all parameter values: ", 1)[1].split(", "))
     return Verdict(res.returncode, sync, rule.group(1) if rule else "", cpu, (lines[-1] if lines else "")[:160],
-                   result.group(1) if result else "")
+                   result.group(1) if result else "", gates)
 
 
-def is_hole(label, verdict, proof=None):
+def aimed_rules(path):
+    """The rules a broken schedule's `# aimed: a, b` header names: gates
+    that must not be said *proved* on it (sound52)."""
+    with open(path) as f:
+        return tuple(r.strip() for l in f if l.startswith("# aimed:") for r in l[len("# aimed:"):].split(","))
+
+
+def is_hole(label, verdict, proof=None, aimed=()):
     """A broken schedule that exits 0, is said *proved*, or whose
-    `--require-proof` run exits 0."""
-    return label == "bad" and (verdict.rc == 0 or verdict.proved or (proof is not None and proof.rc == 0))
+    `--require-proof` run exits 0. One aimed at gates (`# aimed:`, a layout
+    bug whose synchronization is correct) is said proved where one of those
+    gates is (or sync, where it names "sync")."""
+    if label != "bad":
+        return False
+    proved = any(r in verdict.gates or (r == "sync" and verdict.proved) for r in aimed) if aimed else verdict.proved
+    return verdict.rc == 0 or proved or (proof is not None and proof.rc == 0)
 
 
 def false_alarm(label, verdict):
@@ -185,16 +203,18 @@ def write_bases(out, bases):
     return files
 
 
-def run_files(files, cake=CAKE, require_proof=False, timeout=None):
-    """`cake check` on each (label, path), and `--require-proof` too where
-    asked, a line each. Returns the number of holes."""
+def run_files(files, cake=CAKE, require_proof=False, timeout=None, flags=()):
+    """`cake check FLAGS` on each (label, path), and `--require-proof` too
+    where asked, a line each. Returns the number of holes."""
     holes = 0
     for label, path in files:
-        v = check(cake, path, timeout=timeout)
-        proof = check(cake, path, "--require-proof", timeout=timeout) if require_proof else None
-        hole = is_hole(label, v, proof)
+        v = check(cake, path, *flags, timeout=timeout)
+        proof = check(cake, path, *flags, "--require-proof", timeout=timeout) if require_proof else None
+        aimed = aimed_rules(path)
+        hole = is_hole(label, v, proof, aimed)
         holes += hole
         mark = "  HOLE" if hole else "  good reported" if false_alarm(label, v) else ""
+        mark += "".join(f"  [{r}: {'PROVED' if r in v.gates else 'not proved'}]" for r in aimed)
         if proof is None:
             print(f"{v.rc} {label} {path}{mark}", flush=True)
         else:
@@ -203,12 +223,14 @@ def run_files(files, cake=CAKE, require_proof=False, timeout=None):
     return holes
 
 
-def main_bases(bases, require_proof=False, timeout=None):
-    """A generator's command line: OUT [--run [CAKE]]."""
+def main_bases(bases, require_proof=False, timeout=None, flags=()):
+    """A generator's command line: OUT [--run [CAKE]]. Returns the number
+    of holes (0 without --run)."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     files = write_bases(args[0], bases)
     if "--run" in sys.argv:
-        run_files(files, args[1] if len(args) > 1 else CAKE, require_proof, timeout)
+        return run_files(files, args[1] if len(args) > 1 else CAKE, require_proof, timeout, flags)
+    return 0
 
 
 if __name__ == "__main__":
