@@ -4297,7 +4297,44 @@ class BindingSearch {
   }
   std::optional<StepElsewhere> stepElsewhere(const ExprPtr& part, int p, const Binding& base,
                                              const std::vector<Binding>& out) {
-    const SeenOnSide seen[2] = {seenOnSide(part, p, base, out, false), seenOnSide(part, p, base, out, true)};
+    if (auto step = stepBetween(part, p, base, out, 1)) return step;
+    // Where the lm.assume facts allow no two adjacent values (`K % 64 ==
+    // 0`), no value has both neighbours allowed and the query above has no
+    // witness: a part that steps between two allowed values (`(P + 9) // 700
+    // - (P + 3) // 700` is 1 at P = 693 only of the multiples of 7) was never
+    // placed, and a read past the written columns there exited 0 *checked*
+    // (helper attack52, session 52). So the values are asked again over
+    // each gap the facts leave between consecutive allowed values: the
+    // part's differences to the allowed values one gap below and above.
+    std::vector<ExprPtr> facts;
+    for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
+    for (int64_t gap : allowedGaps(facts, p, env(base)))
+      if (auto step = stepBetween(part, p, base, out, gap)) return step;
+    return std::nullopt;
+  }
+  // What the bindings on one side of 0 show of a part at a shift `gap`: the
+  // values it takes there and its differences (down, up) to the values
+  // `gap` below and above each binding's.
+  SeenOnSide seenAtGap(const ExprPtr& part, int p, const std::vector<Binding>& out, bool negative, int64_t gap) const {
+    SeenOnSide seen;
+    for (const Binding& b : out) {
+      const int64_t v = knobValue(b, 6 + p);
+      if ((v < 0) != negative) continue;
+      Binding lo = b, hi = b;
+      lo.params[p] = v - gap;
+      hi.params[p] = v + gap;
+      const auto d = value(lo, *part), m = value(b, *part), u = value(hi, *part);
+      if (m) seen.values.insert(*m);
+      if (d && m && u) seen.shapes.insert({*m - *d, *u - *m});
+    }
+    return seen;
+  }
+  // stepElsewhere's query with the neighbours of a value `gap` away (1: the
+  // adjacent values, where the bounds may settle it first).
+  std::optional<StepElsewhere> stepBetween(const ExprPtr& part, int p, const Binding& base,
+                                           const std::vector<Binding>& out, int64_t gap) {
+    const SeenOnSide seen[2] = {gap == 1 ? seenOnSide(part, p, base, out, false) : seenAtGap(part, p, out, false, gap),
+                                gap == 1 ? seenOnSide(part, p, base, out, true) : seenAtGap(part, p, out, true, gap)};
     const ExprPtr x = leafExpr(ExprKind::Param, p);
     auto at = [&](const ExprPtr& e, int64_t d) {
       return substituteParam(e, p, ir::makeExpr(ExprKind::Add, {x, ir::makeConst(d)}));
@@ -4308,8 +4345,8 @@ class BindingSearch {
     std::vector<ExprPtr> shifted_assumes;
     for (const ir::Assume& a : s_.assumes)
       if (a.cond && dependsOnParam(*a.cond, p))
-        for (int64_t d : {-1, 1}) shifted_assumes.push_back(at(a.cond, d));
-    {
+        for (int64_t d : {-gap, gap}) shifted_assumes.push_back(at(a.cond, d));
+    if (gap == 1) {
       std::vector<ExprPtr> facts = jointPremises(base, {p}, none);
       for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
       facts.insert(facts.end(), shifted_assumes.begin(), shifted_assumes.end());
@@ -4320,8 +4357,8 @@ class BindingSearch {
     // it does among the values run, and names nothing). Values and shapes
     // count per side of 0 (`(T + 13) % 997 // 996` steps to 1 and back at
     // T = -14, where no tile runs).
-    const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, 1), part});
-    const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -1)});
+    const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, gap), part});
+    const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -gap)});
     auto all = [](std::vector<ExprPtr> xs) {
       ExprPtr out = xs[0];
       for (size_t i = 1; i < xs.size(); ++i) out = ir::makeExpr(ExprKind::And, {out, xs[i]});

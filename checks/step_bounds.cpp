@@ -532,6 +532,39 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
   return Span::of(*first, *last);
 }
 
+std::set<int64_t> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at) {
+  const Repeats repeats(p, at);
+  std::vector<const Expr*> all, repeating;
+  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
+  Wide length = 1;
+  for (const Expr* f : all) {
+    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;
+    const std::optional<Repeat> r = repeats.of(*f);
+    if (!r || r->shift != 0) continue;
+    const Wide l = length / gcdOf(length, r->length) * r->length;
+    if (l > Repeats::kLongest) continue;
+    length = l;
+    repeating.push_back(f);
+  }
+  std::set<int64_t> gaps;
+  if (repeating.empty()) return gaps;
+  ir::EvalEnv env = at;
+  std::vector<Wide> allowed;
+  for (Wide x = 0; x < length; ++x) {
+    env.params[p] = static_cast<int64_t>(x);
+    if (std::all_of(repeating.begin(), repeating.end(), [&](const Expr* f) {
+          const std::optional<int64_t> v = ir::evaluate(*f, env);
+          return !v || *v != 0;  // (not evaluated: kept)
+        }))
+      allowed.push_back(x);
+  }
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    const Wide next = i + 1 < allowed.size() ? allowed[i + 1] : allowed[0] + length;
+    if (next - allowed[i] > 1) gaps.insert(static_cast<int64_t>(next - allowed[i]));
+  }
+  return gaps;
+}
+
 bool isComparison(ExprKind k) {
   return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
          k == ExprKind::Ne;

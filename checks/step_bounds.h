@@ -72,6 +72,13 @@ std::optional<PartBounds> partBounds(const ir::Expr& e, int p, const Span& xs, c
 // otherwise narrows nothing; it never wrongly narrows.
 std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Span xs, const ir::EvalEnv& at);
 
+// The gaps above 1 between consecutive values of parameter `p` that the
+// facts repeating in p (shift 0, over a length of at most 4,096: `K % 64 ==
+// 0` leaves 64, `P % 7 != 0` leaves 2, from 6 to 8) allow over one length
+// of them, the other symbols as in partBounds; the other facts are not read
+// (they allow more values, never fewer). Empty where none repeats.
+std::set<int64_t> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at);
+
 // Every bend (differences down f(x) - f(x - 1) and up f(x + 1) - f(x), down
 // != up) `e` makes at a value x of parameter `p` in `xs` where each fact
 // of `facts` that repeats in p holds (`K % 64 != 0` and its shifts `(K +
