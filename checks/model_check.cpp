@@ -4280,6 +4280,25 @@ class BindingSearch {
     const auto bends = bendsOver(*part, facts, p, xs, at);
     return bends && std::all_of(bends->begin(), bends->end(), [&](const auto& b) { return seen.shapes.count(b) > 0; });
   }
+  // noStepByBounds over gaps (below, above): on each side of 0, where the
+  // part repeats, every bend it makes over those gaps at the allowed values
+  // is a shape the bindings show (bendsOver, exact over one period).
+  bool noUnseenBendOverGaps(const ExprPtr& part, int p, const std::vector<ExprPtr>& facts, const Binding& base,
+                            const SeenOnSide (&seen)[2], int64_t below, int64_t above) const {
+    if (!encoder::intEncodable(s_, *part)) return false;
+    for (const ExprPtr& f : facts)
+      if (!f || !encoder::intEncodable(s_, *f)) return false;
+    const ir::EvalEnv at = env(base);
+    for (const bool negative : {false, true}) {
+      const Span side = negative ? Span::of(INT32_MIN, -1) : Span::of(0, INT32_MAX);  // (the solver's domain)
+      const std::optional<Span> xs = allowedSpan(facts, p, side, at);
+      if (!xs) continue;
+      const auto bends = bendsOver(*part, facts, p, *xs, at, below, above);
+      if (!bends || std::any_of(bends->begin(), bends->end(), [&](const auto& b) { return !seen[negative].shapes.count(b); }))
+        return false;
+    }
+    return true;
+  }
   static bool noUnseenBend(const PartBounds& b, const SeenOnSide& seen) {
     if (b.step.single()) return true;
     const Span& v = b.value;
@@ -4297,7 +4316,7 @@ class BindingSearch {
   }
   std::optional<StepElsewhere> stepElsewhere(const ExprPtr& part, int p, const Binding& base,
                                              const std::vector<Binding>& out) {
-    if (auto step = stepBetween(part, p, base, out, 1)) return step;
+    if (auto step = stepBetween(part, p, base, out, 1, 1)) return step;
     // Where the lm.assume facts allow no two adjacent values (`K % 64 ==
     // 0`), no value has both neighbours allowed and the query above has no
     // witness: a part that steps between two allowed values (`(P + 9) // 700
@@ -4308,33 +4327,36 @@ class BindingSearch {
     // part's differences to the allowed values one gap below and above.
     std::vector<ExprPtr> facts;
     for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
-    for (int64_t gap : allowedGaps(facts, p, env(base)))
-      if (auto step = stepBetween(part, p, base, out, gap)) return step;
+    for (const auto& [below, above] : allowedGaps(facts, p, env(base)))
+      if (auto step = stepBetween(part, p, base, out, below, above)) return step;
     return std::nullopt;
   }
-  // What the bindings on one side of 0 show of a part at a shift `gap`: the
-  // values it takes there and its differences (down, up) to the values
-  // `gap` below and above each binding's.
-  SeenOnSide seenAtGap(const ExprPtr& part, int p, const std::vector<Binding>& out, bool negative, int64_t gap) const {
+  // What the bindings on one side of 0 show of a part over gaps (below,
+  // above): the values it takes there and its differences (down, up) to the
+  // values `below` below and `above` above each binding's.
+  SeenOnSide seenAtGaps(const ExprPtr& part, int p, const std::vector<Binding>& out, bool negative, int64_t below,
+                        int64_t above) const {
     SeenOnSide seen;
     for (const Binding& b : out) {
       const int64_t v = knobValue(b, 6 + p);
       if ((v < 0) != negative) continue;
       Binding lo = b, hi = b;
-      lo.params[p] = v - gap;
-      hi.params[p] = v + gap;
+      lo.params[p] = v - below;
+      hi.params[p] = v + above;
       const auto d = value(lo, *part), m = value(b, *part), u = value(hi, *part);
       if (m) seen.values.insert(*m);
       if (d && m && u) seen.shapes.insert({*m - *d, *u - *m});
     }
     return seen;
   }
-  // stepElsewhere's query with the neighbours of a value `gap` away (1: the
-  // adjacent values, where the bounds may settle it first).
+  // stepElsewhere's query with the neighbours of a value `below` below and
+  // `above` above it (1 and 1: the adjacent values).
   std::optional<StepElsewhere> stepBetween(const ExprPtr& part, int p, const Binding& base,
-                                           const std::vector<Binding>& out, int64_t gap) {
-    const SeenOnSide seen[2] = {gap == 1 ? seenOnSide(part, p, base, out, false) : seenAtGap(part, p, out, false, gap),
-                                gap == 1 ? seenOnSide(part, p, base, out, true) : seenAtGap(part, p, out, true, gap)};
+                                           const std::vector<Binding>& out, int64_t below, int64_t above) {
+    const bool adjacent = below == 1 && above == 1;
+    const SeenOnSide seen[2] = {
+        adjacent ? seenOnSide(part, p, base, out, false) : seenAtGaps(part, p, out, false, below, above),
+        adjacent ? seenOnSide(part, p, base, out, true) : seenAtGaps(part, p, out, true, below, above)};
     const ExprPtr x = leafExpr(ExprKind::Param, p);
     auto at = [&](const ExprPtr& e, int64_t d) {
       return substituteParam(e, p, ir::makeExpr(ExprKind::Add, {x, ir::makeConst(d)}));
@@ -4345,20 +4367,21 @@ class BindingSearch {
     std::vector<ExprPtr> shifted_assumes;
     for (const ir::Assume& a : s_.assumes)
       if (a.cond && dependsOnParam(*a.cond, p))
-        for (int64_t d : {-gap, gap}) shifted_assumes.push_back(at(a.cond, d));
-    if (gap == 1) {
+        for (int64_t d : {-below, above}) shifted_assumes.push_back(at(a.cond, d));
+    {
       std::vector<ExprPtr> facts = jointPremises(base, {p}, none);
       for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
       facts.insert(facts.end(), shifted_assumes.begin(), shifted_assumes.end());
-      if (noStepByBounds(part, p, facts, base, seen)) return std::nullopt;
+      if (adjacent ? noStepByBounds(part, p, facts, base, seen) : noUnseenBendOverGaps(part, p, facts, base, seen, below, above))
+        return std::nullopt;
     }
     // The part's differences on both sides of the value: a bend where they
     // differ, of a shape no binding shows (`T // 2` bends at every value, as
     // it does among the values run, and names nothing). Values and shapes
     // count per side of 0 (`(T + 13) % 997 // 996` steps to 1 and back at
     // T = -14, where no tile runs).
-    const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, gap), part});
-    const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -gap)});
+    const ExprPtr up = ir::makeExpr(ExprKind::Sub, {at(part, above), part});
+    const ExprPtr down = ir::makeExpr(ExprKind::Sub, {part, at(part, -below)});
     auto all = [](std::vector<ExprPtr> xs) {
       ExprPtr out = xs[0];
       for (size_t i = 1; i < xs.size(); ++i) out = ir::makeExpr(ExprKind::And, {out, xs[i]});

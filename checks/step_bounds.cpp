@@ -532,7 +532,7 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
   return Span::of(*first, *last);
 }
 
-std::set<int64_t> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at) {
+std::set<std::pair<int64_t, int64_t>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at) {
   const Repeats repeats(p, at);
   std::vector<const Expr*> all, repeating;
   for (const ir::ExprPtr& f : facts) conjuncts(f, all);
@@ -546,7 +546,7 @@ std::set<int64_t> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, cons
     length = l;
     repeating.push_back(f);
   }
-  std::set<int64_t> gaps;
+  std::set<std::pair<int64_t, int64_t>> gaps;
   if (repeating.empty()) return gaps;
   ir::EvalEnv env = at;
   std::vector<Wide> allowed;
@@ -558,9 +558,11 @@ std::set<int64_t> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, cons
         }))
       allowed.push_back(x);
   }
-  for (size_t i = 0; i < allowed.size(); ++i) {
-    const Wide next = i + 1 < allowed.size() ? allowed[i + 1] : allowed[0] + length;
-    if (next - allowed[i] > 1) gaps.insert(static_cast<int64_t>(next - allowed[i]));
+  const size_t n = allowed.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Wide below = i > 0 ? allowed[i] - allowed[i - 1] : allowed[0] + length - allowed[n - 1];
+    const Wide above = i + 1 < n ? allowed[i + 1] - allowed[i] : allowed[0] + length - allowed[i];
+    if (below > 1 || above > 1) gaps.insert({static_cast<int64_t>(below), static_cast<int64_t>(above)});
   }
   return gaps;
 }
@@ -571,7 +573,8 @@ bool isComparison(ExprKind k) {
 }
 
 std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e, const std::vector<ir::ExprPtr>& facts,
-                                                                int p, const Span& xs, const ir::EvalEnv& at) {
+                                                                int p, const Span& xs, const ir::EvalEnv& at,
+                                                                int64_t below, int64_t above) {
   if (xs.empty() || !xs.finite()) return std::nullopt;
   const Repeats repeats(p, at);
   const std::optional<Repeat> part = repeats.of(e);
@@ -605,9 +608,9 @@ std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e
           return v && *v == 0;  // (not evaluated: kept)
         }))
       continue;
-    const std::optional<int64_t> below = value(x - 1), here = value(x), above = value(x + 1);
-    if (!below || !here || !above) return std::nullopt;
-    const Wide down = Wide(*here) - *below, up = Wide(*above) - *here;
+    const std::optional<int64_t> under = value(x - below), here = value(x), over = value(x + above);
+    if (!under || !here || !over) return std::nullopt;
+    const Wide down = Wide(*here) - *under, up = Wide(*over) - *here;
     if (down == up) continue;
     if (down > INT64_MAX || down < INT64_MIN || up > INT64_MAX || up < INT64_MIN) return std::nullopt;
     bends.insert({static_cast<int64_t>(down), static_cast<int64_t>(up)});

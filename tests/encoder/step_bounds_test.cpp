@@ -221,9 +221,10 @@ TEST(StepBounds, AStepTheBoundsCannotRuleOutIsStillFound) {
 }
 
 // The gaps the residue facts leave between consecutive allowed values
-// (checks::allowedGaps): `K % 64 == 0` 64; `P % 7 != 0` 2 (from 6 to 8);
-// the even values spelled by two residues 2; a fact that does not repeat,
-// or none, nothing.
+// (checks::allowedGaps), below and above: `K % 64 == 0` 64 and 64; `P % 7
+// != 0` 2 below 1 and above 6; the even values spelled by two residues 2
+// and 2; two residues modulo 7 apart by 3 and 4; a fact that does not
+// repeat, or none, nothing.
 TEST(StepBounds, AllowedGapsOfResidueFacts) {
   using sbt::ExprKind;
   const sbt::ExprPtr P = sbt::param(0);
@@ -231,13 +232,15 @@ TEST(StepBounds, AllowedGapsOfResidueFacts) {
     return sbt::makeExpr(k, {sbt::makeExpr(ExprKind::Mod, {P, sbt::makeConst(m)}), sbt::makeConst(r)});
   };
   const cake::ir::EvalEnv at;
-  using Gaps = std::set<int64_t>;
-  EXPECT_EQ(cake::checks::allowedGaps({residue(64, ExprKind::Eq, 0)}, 0, at), Gaps{64});
-  EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Ne, 0)}, 0, at), Gaps{2});
+  using Gaps = std::set<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(cake::checks::allowedGaps({residue(64, ExprKind::Eq, 0)}, 0, at), (Gaps{{64, 64}}));
+  EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Ne, 0)}, 0, at), (Gaps{{2, 1}, {1, 2}}));
   EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(4, ExprKind::Eq, 0), residue(4, ExprKind::Eq, 2)})}, 0, at),
-            Gaps{2});
+            (Gaps{{2, 2}}));
+  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(7, ExprKind::Eq, 0), residue(7, ExprKind::Eq, 3)})}, 0, at),
+            (Gaps{{4, 3}, {3, 4}}));
   EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Eq, 0), sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at),
-            Gaps{7});
+            (Gaps{{7, 7}}));
   EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at), Gaps{});
   EXPECT_EQ(cake::checks::allowedGaps({}, 0, at), Gaps{});
 }
