@@ -4251,8 +4251,10 @@ class BindingSearch {
   // 6 % of the gate, and nearly all of them answer none.)
   static constexpr int64_t kBoundValues = 4096;  // the most values of a part checked against those shown
   static constexpr int64_t kBoundSteps = 16;     // the most steps of a part whose pairs are checked
+  // With gaps (below, above) other than (1, 1) (stepBetween), only the
+  // bends over them (everyBendShown) are read.
   bool noStepByBounds(const ExprPtr& part, int p, const std::vector<ExprPtr>& facts, const Binding& base,
-                      const SeenOnSide (&seen)[2]) const {
+                      const SeenOnSide (&seen)[2], int64_t below = 1, int64_t above = 1) const {
     if (!encoder::intEncodable(s_, *part)) return false;
     for (const ExprPtr& f : facts)
       if (!f || !encoder::intEncodable(s_, *f)) return false;
@@ -4261,9 +4263,11 @@ class BindingSearch {
       const Span side = negative ? Span::of(INT32_MIN, -1) : Span::of(0, INT32_MAX);  // (the solver's domain)
       const std::optional<Span> xs = allowedSpan(facts, p, side, at);
       if (!xs) continue;
-      const std::optional<PartBounds> b = partBounds(*part, p, Span::of(xs->lo - 1, xs->hi + 1), at);
-      if (b && noUnseenBend(*b, seen[negative])) continue;
-      if (!everyBendShown(part, p, facts, *xs, at, seen[negative])) return false;
+      if (below == 1 && above == 1) {
+        const std::optional<PartBounds> b = partBounds(*part, p, Span::of(xs->lo - 1, xs->hi + 1), at);
+        if (b && noUnseenBend(*b, seen[negative])) continue;
+      }
+      if (!everyBendShown(part, p, facts, *xs, at, seen[negative], below, above)) return false;
     }
     return true;
   }
@@ -4276,28 +4280,9 @@ class BindingSearch {
   // on each such query, and half ran out of resource units (helper far51,
   // session 51).
   static bool everyBendShown(const ExprPtr& part, int p, const std::vector<ExprPtr>& facts, const Span& xs,
-                             const ir::EvalEnv& at, const SeenOnSide& seen) {
-    const auto bends = bendsOver(*part, facts, p, xs, at);
+                             const ir::EvalEnv& at, const SeenOnSide& seen, int64_t below, int64_t above) {
+    const auto bends = bendsOver(*part, facts, p, xs, at, below, above);
     return bends && std::all_of(bends->begin(), bends->end(), [&](const auto& b) { return seen.shapes.count(b) > 0; });
-  }
-  // noStepByBounds over gaps (below, above): on each side of 0, where the
-  // part repeats, every bend it makes over those gaps at the allowed values
-  // is a shape the bindings show (bendsOver, exact over one period).
-  bool noUnseenBendOverGaps(const ExprPtr& part, int p, const std::vector<ExprPtr>& facts, const Binding& base,
-                            const SeenOnSide (&seen)[2], int64_t below, int64_t above) const {
-    if (!encoder::intEncodable(s_, *part)) return false;
-    for (const ExprPtr& f : facts)
-      if (!f || !encoder::intEncodable(s_, *f)) return false;
-    const ir::EvalEnv at = env(base);
-    for (const bool negative : {false, true}) {
-      const Span side = negative ? Span::of(INT32_MIN, -1) : Span::of(0, INT32_MAX);  // (the solver's domain)
-      const std::optional<Span> xs = allowedSpan(facts, p, side, at);
-      if (!xs) continue;
-      const auto bends = bendsOver(*part, facts, p, *xs, at, below, above);
-      if (!bends || std::any_of(bends->begin(), bends->end(), [&](const auto& b) { return !seen[negative].shapes.count(b); }))
-        return false;
-    }
-    return true;
   }
   static bool noUnseenBend(const PartBounds& b, const SeenOnSide& seen) {
     if (b.step.single()) return true;
@@ -4372,8 +4357,7 @@ class BindingSearch {
       std::vector<ExprPtr> facts = jointPremises(base, {p}, none);
       for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
       facts.insert(facts.end(), shifted_assumes.begin(), shifted_assumes.end());
-      if (adjacent ? noStepByBounds(part, p, facts, base, seen) : noUnseenBendOverGaps(part, p, facts, base, seen, below, above))
-        return std::nullopt;
+      if (noStepByBounds(part, p, facts, base, seen, below, above)) return std::nullopt;
     }
     // The part's differences on both sides of the value: a bend where they
     // differ, of a shape no binding shows (`T // 2` bends at every value, as

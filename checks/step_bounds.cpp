@@ -472,6 +472,26 @@ class Repeats {
   }
 };
 
+// The conjuncts of `facts` that read p and repeat in it with shift 0 (the
+// others, a fixed one included, are not read here), their lengths' least
+// common multiple folded into `length`; a fact that would take it past
+// Repeats::kLongest is left out (more values allowed, never fewer).
+std::vector<const Expr*> repeatingFacts(const Repeats& repeats, const std::vector<ir::ExprPtr>& facts, int p,
+                                        Wide& length) {
+  std::vector<const Expr*> all, repeating;
+  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
+  for (const Expr* f : all) {
+    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;
+    const std::optional<Repeat> r = repeats.of(*f);
+    if (!r || r->shift != 0) continue;
+    const Wide l = length / gcdOf(length, r->length) * r->length;
+    if (l > Repeats::kLongest) continue;
+    length = l;
+    repeating.push_back(f);
+  }
+  return repeating;
+}
+
 }  // namespace
 
 Span Span::of(__int128 lo, __int128 hi) {
@@ -534,18 +554,8 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
 
 std::set<std::pair<int64_t, int64_t>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at) {
   const Repeats repeats(p, at);
-  std::vector<const Expr*> all, repeating;
-  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
   Wide length = 1;
-  for (const Expr* f : all) {
-    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;
-    const std::optional<Repeat> r = repeats.of(*f);
-    if (!r || r->shift != 0) continue;
-    const Wide l = length / gcdOf(length, r->length) * r->length;
-    if (l > Repeats::kLongest) continue;
-    length = l;
-    repeating.push_back(f);
-  }
+  const std::vector<const Expr*> repeating = repeatingFacts(repeats, facts, p, length);
   std::set<std::pair<int64_t, int64_t>> gaps;
   if (repeating.empty()) return gaps;
   ir::EvalEnv env = at;
@@ -582,17 +592,7 @@ std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e
   // The facts that repeat (shift 0) hold at x exactly where they hold at x
   // plus their length; the others are not read (more values looked at).
   Wide length = part->length;
-  std::vector<const Expr*> all, repeating;
-  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
-  for (const Expr* f : all) {
-    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;  // (fixed: allowedSpan reads it)
-    const std::optional<Repeat> r = repeats.of(*f);
-    if (!r || r->shift != 0) continue;
-    const Wide l = length / gcdOf(length, r->length) * r->length;
-    if (l > Repeats::kLongest) continue;
-    length = l;
-    repeating.push_back(f);
-  }
+  const std::vector<const Expr*> repeating = repeatingFacts(repeats, facts, p, length);
   // The differences at x repeat with the part: one length of the span
   // (all of it where shorter) shows every bend the span has.
   ir::EvalEnv env = at;

@@ -167,6 +167,16 @@ def fp8():
 
 
 # ---------------------------------------------------------------- renamed
+def first_s_from_tile(base, first, x, wait, read, q):
+    """`base` with its tile's first S (`first`: the wait on k_full and the
+    MMA) as written before tile x and waiting on `wait`, reading smem_q[q]
+    and smem_k[read] from tile x on."""
+    alt = (f"            lm.wait(k_full, iter={wait})\n"
+           f"            lm.mma(tmem_s, smem_q[{q}], smem_k[{read}], init=True)\n")
+    return rep(base, first, f"            if t < {x}:\n" + "".join("    " + l + "\n" for l in first.splitlines())
+               + "            else:\n" + "".join("    " + l + "\n" for l in alt.splitlines()))
+
+
 def renamed():
     base = s51.q_on_two_slots()
     FIRST = ("            lm.wait(k_full, iter=base)\n"
@@ -174,10 +184,7 @@ def renamed():
     out = [("good", "base", base)]
 
     def from_tile(x, wait, read, q="t"):
-        alt = (f"            lm.wait(k_full, iter={wait})\n"
-               f"            lm.mma(tmem_s, smem_q[{q}], smem_k[{read}], init=True)\n")
-        return rep(base, FIRST, f"            if t < {x}:\n" + "".join("    " + l + "\n" for l in FIRST.splitlines())
-                   + "            else:\n" + "".join("    " + l + "\n" for l in alt.splitlines()))
+        return first_s_from_tile(base, FIRST, x, wait, read, q)
 
     for x in [2, 5, 6, 8, 10, 11, 13, 16, 17]:
         out.append(("bad", f"first_s_reads_next_lap_from_{x}", from_tile(x, "base", "base + 2")))
@@ -205,10 +212,7 @@ def fa4():
              "            lm.mma(tmem_s, smem_q[t], smem_k[g0], init=True)\n")
 
     def from_tile(x, wait, read, q="t"):
-        alt = (f"            lm.wait(k_full, iter={wait})\n"
-               f"            lm.mma(tmem_s, smem_q[{q}], smem_k[{read}], init=True)\n")
-        return rep(base, FIRST, f"            if t < {x}:\n" + "".join("    " + l + "\n" for l in FIRST.splitlines())
-                   + "            else:\n" + "".join("    " + l + "\n" for l in alt.splitlines()))
+        return first_s_from_tile(base, FIRST, x, wait, read, q)
 
     out = [("good", "base", base)]
     for x in [5, 6, 9]:
