@@ -266,9 +266,9 @@ def far():
     # a second parameter read by the part (fixed at the base while P moves)
     two = s49.ROW.replace("P: LM.i32):", "P: LM.i32, Q: LM.i32):").replace("GUARD", "")
     two = rep(two, "    lm.assume(P <= 1000)\n", "    lm.assume(P <= 1000)\n    lm.assume(Q >= 0)\n    lm.assume(Q <= 3)\n")
-    for part, label in [("(P + 250 * Q) % 1000 == 777", "bad"), ("(P + Q) % 250 == 137", "bad"),
-                        ("(P * Q) % 250 == 137", "bad"), ("(P + 250 * Q) % 1000 == 1777", "good")]:
-        out.append((label, f"two_{slug(part)}", two.replace("READ", f"64 + ({part})")))
+    for i, (part, label) in enumerate([("(P + 250 * Q) % 1000 == 777", "bad"), ("(P + Q) % 250 == 137", "bad"),
+                                       ("(P * Q) % 250 == 137", "bad"), ("(P + 250 * Q) % 1000 == 1777", "good")]):
+        out.append((label, f"two{i}_{slug(part)}", two.replace("READ", f"64 + ({part})")))
     return out
 
 
