@@ -472,6 +472,26 @@ class Repeats {
   }
 };
 
+// The conjuncts of `facts` that read p and repeat in it with shift 0 (the
+// others, a fixed one included, are not read here), their lengths' least
+// common multiple folded into `length`; a fact that would take it past
+// Repeats::kLongest is left out (more values allowed, never fewer).
+std::vector<const Expr*> repeatingFacts(const Repeats& repeats, const std::vector<ir::ExprPtr>& facts, int p,
+                                        Wide& length) {
+  std::vector<const Expr*> all, repeating;
+  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
+  for (const Expr* f : all) {
+    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;
+    const std::optional<Repeat> r = repeats.of(*f);
+    if (!r || r->shift != 0) continue;
+    const Wide l = length / gcdOf(length, r->length) * r->length;
+    if (l > Repeats::kLongest) continue;
+    length = l;
+    repeating.push_back(f);
+  }
+  return repeating;
+}
+
 }  // namespace
 
 Span Span::of(__int128 lo, __int128 hi) {
@@ -532,13 +552,39 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
   return Span::of(*first, *last);
 }
 
+std::set<std::pair<int64_t, int64_t>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at) {
+  const Repeats repeats(p, at);
+  Wide length = 1;
+  const std::vector<const Expr*> repeating = repeatingFacts(repeats, facts, p, length);
+  std::set<std::pair<int64_t, int64_t>> gaps;
+  if (repeating.empty()) return gaps;
+  ir::EvalEnv env = at;
+  std::vector<Wide> allowed;
+  for (Wide x = 0; x < length; ++x) {
+    env.params[p] = static_cast<int64_t>(x);
+    if (std::all_of(repeating.begin(), repeating.end(), [&](const Expr* f) {
+          const std::optional<int64_t> v = ir::evaluate(*f, env);
+          return !v || *v != 0;  // (not evaluated: kept)
+        }))
+      allowed.push_back(x);
+  }
+  const size_t n = allowed.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Wide below = i > 0 ? allowed[i] - allowed[i - 1] : allowed[0] + length - allowed[n - 1];
+    const Wide above = i + 1 < n ? allowed[i + 1] - allowed[i] : allowed[0] + length - allowed[i];
+    if (below > 1 || above > 1) gaps.insert({static_cast<int64_t>(below), static_cast<int64_t>(above)});
+  }
+  return gaps;
+}
+
 bool isComparison(ExprKind k) {
   return k == ExprKind::Lt || k == ExprKind::Le || k == ExprKind::Gt || k == ExprKind::Ge || k == ExprKind::Eq ||
          k == ExprKind::Ne;
 }
 
 std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e, const std::vector<ir::ExprPtr>& facts,
-                                                                int p, const Span& xs, const ir::EvalEnv& at) {
+                                                                int p, const Span& xs, const ir::EvalEnv& at,
+                                                                int64_t below, int64_t above) {
   if (xs.empty() || !xs.finite()) return std::nullopt;
   const Repeats repeats(p, at);
   const std::optional<Repeat> part = repeats.of(e);
@@ -546,17 +592,7 @@ std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e
   // The facts that repeat (shift 0) hold at x exactly where they hold at x
   // plus their length; the others are not read (more values looked at).
   Wide length = part->length;
-  std::vector<const Expr*> all, repeating;
-  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
-  for (const Expr* f : all) {
-    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;  // (fixed: allowedSpan reads it)
-    const std::optional<Repeat> r = repeats.of(*f);
-    if (!r || r->shift != 0) continue;
-    const Wide l = length / gcdOf(length, r->length) * r->length;
-    if (l > Repeats::kLongest) continue;
-    length = l;
-    repeating.push_back(f);
-  }
+  const std::vector<const Expr*> repeating = repeatingFacts(repeats, facts, p, length);
   // The differences at x repeat with the part: one length of the span
   // (all of it where shorter) shows every bend the span has.
   ir::EvalEnv env = at;
@@ -572,9 +608,9 @@ std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e
           return v && *v == 0;  // (not evaluated: kept)
         }))
       continue;
-    const std::optional<int64_t> below = value(x - 1), here = value(x), above = value(x + 1);
-    if (!below || !here || !above) return std::nullopt;
-    const Wide down = Wide(*here) - *below, up = Wide(*above) - *here;
+    const std::optional<int64_t> under = value(x - below), here = value(x), over = value(x + above);
+    if (!under || !here || !over) return std::nullopt;
+    const Wide down = Wide(*here) - *under, up = Wide(*over) - *here;
     if (down == up) continue;
     if (down > INT64_MAX || down < INT64_MIN || up > INT64_MAX || up < INT64_MIN) return std::nullopt;
     bends.insert({static_cast<int64_t>(down), static_cast<int64_t>(up)});

@@ -72,6 +72,15 @@ std::optional<PartBounds> partBounds(const ir::Expr& e, int p, const Span& xs, c
 // otherwise narrows nothing; it never wrongly narrows.
 std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Span xs, const ir::EvalEnv& at);
 
+// The gaps (below, above) from each value of parameter `p` that the facts
+// repeating in p allow (shift 0, over a length of at most 4,096) to the
+// allowed values next to it, over one length of them, but (1, 1): `K % 64
+// == 0` leaves (64, 64); `P % 7 != 0` leaves (2, 1) at 1 and (1, 2) at 6;
+// `P % 7 == 0 or P % 7 == 3` (3, 4) and (4, 3). The other symbols as in
+// partBounds; the other facts are not read (they allow more values, never
+// fewer). Empty where none repeats.
+std::set<std::pair<int64_t, int64_t>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at);
+
 // Every bend (differences down f(x) - f(x - 1) and up f(x + 1) - f(x), down
 // != up) `e` makes at a value x of parameter `p` in `xs` where each fact
 // of `facts` that repeats in p holds (`K % 64 != 0` and its shifts `(K +
@@ -84,8 +93,13 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
 // only at K % 64 in {63, 0, 1}, which `K % 64 != 0` at K - 1, K and K + 1
 // leaves none of. nullopt where `e` is not seen to repeat, `xs` is not
 // finite, or an evaluation fails.
+// With `below` and `above` (both 1 unless given) the differences are taken
+// to the values that far below and above x (f(x) - f(x - below), f(x +
+// above) - f(x): the allowed values next to x where the facts keep them
+// apart, allowedGaps).
 std::optional<std::set<std::pair<int64_t, int64_t>>> bendsOver(const ir::Expr& e, const std::vector<ir::ExprPtr>& facts,
-                                                                int p, const Span& xs, const ir::EvalEnv& at);
+                                                                int p, const Span& xs, const ir::EvalEnv& at,
+                                                                int64_t below = 1, int64_t above = 1);
 
 // Whether `k` compares two integers (<, <=, >, >=, ==, !=); shared with
 // the covering values (model_check.cpp).

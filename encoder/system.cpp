@@ -35,6 +35,15 @@ using ir::Stmt;
 namespace {
 
 // Internal: a reason why the schedule cannot be turned into a system.
+// (proc, view, index): a reader's view index built without the seed rule
+using SeedKey = std::tuple<int, int, int64_t>;
+// Thrown by Builder::build where a first read counted as seeded by its
+// reader finds another process's write (checkSeeds): the system is built
+// again with those indices unseeded (buildUnseededWhereOverwritten).
+struct SeedsOverwritten {
+  std::set<SeedKey> keys;
+};
+
 struct BuildError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -302,6 +311,7 @@ class Builder {
   void setHook(const EvalHook* hook) { hook_ = hook; }
   void setSemantics(const BuildSemantics& sem) { sem_ = sem; }
   void setEmptyLoops(ReplacedEmptyLoops* e) { empty_loops_ = e; }
+  void setUnseeded(const std::set<SeedKey>& keys) { unseeded_ = keys; }
 
   System build() {
     resolveTarget();
@@ -316,6 +326,7 @@ class Builder {
         for (int i = 0; i < s_.roles[r].instanceCount(); ++i) makeProcess(r, i, c);
     markStageLike();
     makeNamedBarriers();  // (resolveReads' barrier order reads them)
+    checkSeeds();
     checkRereads();
     labelSharedLoadsByPhase();
     discountFirstReadsOfSlotUpdates();
@@ -386,6 +397,14 @@ class Builder {
     bool async;  // lands after its instruction (a TMA load, cp.async)
   };
   std::vector<MarkedWrite> marked_writes_;
+  // first reads with pieces counted as seeded by their reader (checkSeeds)
+  struct SeedEvent {
+    int proc, instr, space;
+    SeedKey key;
+    std::vector<std::pair<int64_t, int64_t>> pieces;
+  };
+  std::vector<SeedEvent> seed_events_;
+  std::set<SeedKey> unseeded_;  // built without the seed rule (checkSeeds found it overwritten)
   // per process: its reads of each view index in program order (tag())
   std::vector<std::map<std::pair<int, int64_t>, std::vector<ProcState::ReadEvent>>> read_events_;
   std::vector<const ir::Stmt*> loop_stmts_;  // the loops around the op being built, outermost first
@@ -1392,8 +1411,12 @@ class Builder {
     const bool after_read_back = it->second.read_back_lo <= a.lo && a.hi <= it->second.read_back_hi;
     const bool reread = ret && it->second.own_gen < 0 && (same_round || after_read_back);
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
-    const BytesMeant meant = countReturns(
-        it->second, a, marker, reread, own != ps_->writes.end() ? &own->second : nullptr, static_cast<int>(in_instr_));
+    const bool seeds = own != ps_->writes.end() && !unseeded_.count({proc_, a.view, a.index});
+    BytesMeant meant =
+        countReturns(it->second, a, marker, reread, seeds ? &own->second : nullptr, static_cast<int>(in_instr_));
+    if (!meant.seeded.empty())
+      seed_events_.push_back({proc_, static_cast<int>(in_instr_), a.space, {proc_, a.view, a.index},
+                              std::move(meant.seeded)});
     ps_->read_events[it->first].push_back({in_instr_, in_acc_, reread, meant.gen_plain, meant.returns_plain,
                                            it->second.bar_marker, ps_->bar_syncs, it->second.last_instr,
                                            reread && key_loop_free_ && !after_read_back, it->second.own_gen >= 0});
@@ -1431,6 +1454,7 @@ class Builder {
   struct BytesMeant {
     int64_t gen = 0, returns = 0, gen_plain = 0, returns_plain = 0;
     std::vector<RangeReturns> by_range;
+    std::vector<std::pair<int64_t, int64_t>> seeded;  // the pieces read first and counted as the reader's seed
   };
   // [lo, hi) cut where the process's own writes start or stop covering it:
   // (lo, hi, seeded) per piece, seeded where its own writes cover every
@@ -1459,6 +1483,7 @@ class Builder {
     // cut the ranges read so far at a's ends and fill its gaps with ranges
     // read for the first time (`first`)
     std::vector<std::pair<ProcState::BytesRead, bool>> next;
+    std::vector<std::pair<int64_t, int64_t>> seeded_pieces;
     int64_t at = a.lo;
     auto first = [&](int64_t lo, int64_t hi) {
       for (const auto& [plo, phi, seeded] : splitBySeed(own_writes, lo, hi)) {
@@ -1467,6 +1492,7 @@ class Builder {
         r.first_instr = instr;
         r.seeded = seeded;
         next.push_back({r, true});
+        if (seeded) seeded_pieces.push_back({plo, phi});
       }
     };
     for (const ProcState::BytesRead& r : re.bytes) {
@@ -1489,6 +1515,7 @@ class Builder {
     if (at < a.hi) first(at, a.hi);
     std::sort(next.begin(), next.end(), [](const auto& x, const auto& y) { return x.first.lo < y.first.lo; });
     BytesMeant m;
+    m.seeded = std::move(seeded_pieces);
     re.bytes.clear();
     for (auto& [r, is_first] : next) {
       if (r.lo >= a.lo && r.hi <= a.hi) {
@@ -2338,6 +2365,43 @@ class Builder {
   // a slot overwritten between the two reads of a round is not covered by
   // the rule. The reads' meaning per round is unchanged: the first read of
   // the next iteration of the keying loop is a new return.
+  // The seed rule (docs/rules/data.stale-read.md "A value its reader seeds,
+  // in part") takes a first read of bytes the reader wrote all of for its
+  // own initial value, no lap of the other writers, and so lowers every
+  // later return's meaning there by one. That holds only where no other
+  // process's write of those bytes can land between the reader's own writes
+  // and that read: an updater's write before the loop (a pre-update) is
+  // what the first read finds, its lap 0, and the lowered count hid a
+  // skipped update (attack52: such a broken stencil was proved). So each
+  // other write over a seeded piece must be ordered (BarrierOrder) after the
+  // read, or before every write of the reader's own over its bytes before
+  // the read; else those view indices are built again without the rule.
+  void checkSeeds() {
+    std::set<SeedKey> dropped;
+    std::map<int, std::vector<const MarkedWrite*>> by_space;
+    if (!seed_events_.empty())
+      for (const MarkedWrite& w : marked_writes_) by_space[w.space].push_back(&w);
+    for (const SeedEvent& e : seed_events_)
+      if (!dropped.count(e.key) && !seedStands(e, by_space[e.space])) dropped.insert(e.key);
+    seed_events_.clear();
+    if (!dropped.empty()) throw SeedsOverwritten{std::move(dropped)};
+  }
+  bool seedStands(const SeedEvent& e, const std::vector<const MarkedWrite*>& writes) {
+    auto meets = [](const MarkedWrite& w, int64_t lo, int64_t hi) { return w.lo < hi && lo < w.hi; };
+    for (const auto& [lo, hi] : e.pieces)
+      for (const MarkedWrite* w : writes) {
+        if (w->proc == e.proc || !meets(*w, lo, hi)) continue;
+        const BarrierOrder* order = barrierOrder();
+        if (!order || w->async) return false;
+        if (order->before(e.proc, e.instr, w->proc, w->pc)) continue;  // after the read
+        for (const MarkedWrite* own : writes)
+          if (own->proc == e.proc && own->pc < e.instr && meets(*own, std::max(lo, w->lo), std::min(hi, w->hi)) &&
+              !order->before(w->proc, w->pc, e.proc, own->pc))
+            return false;
+      }
+    return true;
+  }
+
   void checkRereads() {
     std::set<int> arrived_alone;  // named barriers some process bar.arrives on
     for (const Process& pr : sys_.procs)
@@ -3601,10 +3665,32 @@ size_t System::instrCount() const {
   return n;
 }
 
+// A Builder made and set up by `configure`, built; where a seed is found
+// overwritten (Builder::checkSeeds), built again with those view indices
+// unseeded (dropping a seed changes no instruction and no write order, so
+// the second build meets none).
+template <class Configure>
+System buildUnseededWhereOverwritten(const ir::Schedule& s, const Binding& b, ir::Target target,
+                                     const BuildLimits& lim, const Configure& configure) {
+  std::set<SeedKey> unseeded;
+  for (;;) {
+    Builder builder(s, b, target, lim);
+    configure(builder);
+    builder.setUnseeded(unseeded);
+    try {
+      return builder.build();
+    } catch (const SeedsOverwritten& o) {
+      const size_t before = unseeded.size();
+      unseeded.insert(o.keys.begin(), o.keys.end());
+      if (unseeded.size() == before) throw BuildError("a seed found overwritten again without the seed rule");
+    }
+  }
+}
+
 std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                   const BuildLimits& lim) {
   try {
-    return Builder(s, b, target, lim).build();
+    return buildUnseededWhereOverwritten(s, b, target, lim, [](Builder&) {});
   } catch (const BuildError& e) {
     if (error) *error = e.what();
     return std::nullopt;
@@ -3615,11 +3701,11 @@ std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b,
                                         const EvalHook& hook, std::string* error, const BuildSemantics& sem,
                                         ReplacedEmptyLoops* empty_loops) {
   try {
-    Builder builder(s, b, target, {});
-    builder.setHook(hook ? &hook : nullptr);
-    builder.setSemantics(sem);
-    builder.setEmptyLoops(empty_loops);
-    return builder.build();
+    return buildUnseededWhereOverwritten(s, b, target, {}, [&](Builder& builder) {
+      builder.setHook(hook ? &hook : nullptr);
+      builder.setSemantics(sem);
+      builder.setEmptyLoops(empty_loops);
+    });
   } catch (const BuildError& e) {
     if (error) *error = e.what();
     return std::nullopt;

@@ -1044,6 +1044,52 @@ TEST(StaleRead, EntryComputedFromTheRowAfterItsReadsIsNoLateWrite) {
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(recurrence, {{"n", n}}), Rules{}) << n;
 }
 
+// The stencil above with each warp's row rewritten by its updater before
+// the loop (a pre-update: warp 0 writes row 2, which warp 1 seeded; warp 1
+// row 1, warp 0's seed). Each first read then finds the updater's lap 0,
+// not the reader's seed, and counting it as the seed lowered every later
+// read's meaning by one: a round-0 update skipped (round 1 finds the
+// pre-update again, while the updater writes in the rounds after) was
+// *proved* (helper attack52, session 52; the seed rule now holds only where
+// no other write of the bytes lies between the seed and the first read in
+// barrier order, Builder::checkSeeds).
+TEST(StaleRead, AnUpdateBeforeTheFirstReadOverTheReadersSeedIsNoSeed) {
+  using namespace stale_read_per_byte;
+  const std::string pre = R"(@cake.schedule(target="sm_80")
+def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    pool = lm.smem(1024)
+    buf  = pool.view(offset=0, shape=(4, 8), dtype=lm.f32)
+    two  = lm.regs(shape=(2, 8), dtype=lm.f32)
+    all4 = lm.regs(shape=(4, 8), dtype=lm.f32)
+    one  = lm.regs(shape=(1, 8), dtype=lm.f32)
+    ws = lm.role(warps=[0, 1], group=1)
+    bar = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(two, X, coords=(2 * w, 0))
+        lm.copy(buf[0][2 * w:2 * w + 2, :], two)
+        lm.sync(bar)
+        lm.copy(buf[0][2 - w:3 - w, :], two[0:1, :])
+        lm.sync(bar)
+        for it in lm.range(0, n):
+            lm.copy(all4, buf[0])
+            lm.sync(bar)
+            lm.copy(one, all4[1:2, :])
+            lm.copy(buf[0][2 - w:3 - w, :], one)
+            lm.sync(bar)
+        lm.copy(Y, all4, coords=(4 * w, 0))
+)";
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(pre, {{"n", n}}), Rules{}) << n;
+  const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)\n";
+  for (const std::string cond : {"w == 1 or it != 0", "w == 0 or it != 0", "it != 0"}) {
+    const std::string skipped =
+        cake::testing::replace(pre, update, "            if " + cond + ":\n    " + update);
+    ASSERT_NE(skipped, pre);
+    EXPECT_EQ(perByteRules(skipped, {{"n", 1}}), Rules{}) << cond;
+    EXPECT_TRUE(perByteRules(skipped, {{"n", 2}}).count("data.stale-read")) << cond;
+  }
+}
+
 // A whole buffer rewritten and read back by one warp while the others
 // clear their parts once a round (FlashInfer FilteredTopK's histogram,
 // docs/known-limits.md "data.stale-read: what a stage-like read means is

@@ -219,3 +219,48 @@ TEST(StepBounds, AStepTheBoundsCannotRuleOutIsStillFound) {
   const cover::BoundedVerdict v = cover::boundedVerdict(text);
   EXPECT_TRUE(v.unknown || !v.rules.empty()) << "UNSOUND: the far step exits 0 checked:\n" << text;
 }
+
+// The gaps the residue facts leave between consecutive allowed values
+// (checks::allowedGaps), below and above: `K % 64 == 0` 64 and 64; `P % 7
+// != 0` 2 below 1 and above 6; the even values spelled by two residues 2
+// and 2; two residues modulo 7 apart by 3 and 4; a fact that does not
+// repeat, or none, nothing.
+TEST(StepBounds, AllowedGapsOfResidueFacts) {
+  using sbt::ExprKind;
+  const sbt::ExprPtr P = sbt::param(0);
+  auto residue = [&](int64_t m, ExprKind k, int64_t r) {
+    return sbt::makeExpr(k, {sbt::makeExpr(ExprKind::Mod, {P, sbt::makeConst(m)}), sbt::makeConst(r)});
+  };
+  const cake::ir::EvalEnv at;
+  using Gaps = std::set<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(cake::checks::allowedGaps({residue(64, ExprKind::Eq, 0)}, 0, at), (Gaps{{64, 64}}));
+  EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Ne, 0)}, 0, at), (Gaps{{2, 1}, {1, 2}}));
+  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(4, ExprKind::Eq, 0), residue(4, ExprKind::Eq, 2)})}, 0, at),
+            (Gaps{{2, 2}}));
+  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(7, ExprKind::Eq, 0), residue(7, ExprKind::Eq, 3)})}, 0, at),
+            (Gaps{{4, 3}, {3, 4}}));
+  EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Eq, 0), sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at),
+            (Gaps{{7, 7}}));
+  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at), Gaps{});
+  EXPECT_EQ(cake::checks::allowedGaps({}, 0, at), Gaps{});
+}
+
+// A part that steps between two allowed values where the lm.assume facts
+// allow no two adjacent ones: `(P + 9) // 700 - (P + 3) // 700` is 1 at P =
+// 691..696, and of the multiples of 7 only at 693, so the row read `0:64 +
+// part` reads one float past the stores there. No value had both neighbours
+// allowed, so the far-step query had no witness and the bounded check
+// exited 0 *checked* (helper attack52, session 52); it is run over the gap
+// of 7 now. The twin under `P % 7 == 4` (none of 691..696) stays clean.
+TEST(StepBounds, AStepBetweenResidueFactsValuesIsRun) {
+  namespace cover = cake::testing::cover;
+  const std::string part = "64 + ((P + 9) // 700 - (P + 3) // 700)";
+  auto withFact = [&](const std::string& fact) {
+    return cake::testing::replace(cover::guardedRowRead("", part), "    lm.assume(P <= 1000)\n",
+                                  "    lm.assume(P <= 1000)\n    lm.assume(" + fact + ")\n");
+  };
+  const cover::BoundedVerdict bad = cover::boundedVerdict(withFact("P % 7 == 0"));
+  EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 693 is not found";
+  const cover::BoundedVerdict good = cover::boundedVerdict(withFact("P % 7 == 4"));
+  EXPECT_TRUE(good.rules.empty()) << "a false alarm";
+}
