@@ -16,6 +16,7 @@
 
 #include "encoder/bv_linear.h"
 #include "encoder/holds_cache.h"
+#include "encoder/integer_solver.h"
 #include "encoder/z3_solver.h"
 
 namespace cake::encoder {
@@ -1313,7 +1314,8 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
   const z3w::QueryWork w0 = z3w::threadQueryWork();
   guardQuery(r.kind, r.detail, [&] {
     IntEncoding enc(s);
-    z3::solver solver(enc.ctx);
+    // (not Z3's default solver: its integer strategies read the clock)
+    z3::solver solver = z3w::integerSolver(enc.ctx);
     for (const ir::Assume& a : s.assumes)
       if (a.cond) solver.add(enc.fact(*a.cond));
     for (const ir::ExprPtr& x : premises)
