@@ -16,7 +16,6 @@
 
 #include "encoder/bv_linear.h"
 #include "encoder/holds_cache.h"
-#include "encoder/integer_solver.h"
 #include "encoder/z3_solver.h"
 
 namespace cake::encoder {
@@ -1314,8 +1313,7 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
   const z3w::QueryWork w0 = z3w::threadQueryWork();
   guardQuery(r.kind, r.detail, [&] {
     IntEncoding enc(s);
-    // (not Z3's default solver: its integer strategies read the clock)
-    z3::solver solver = z3w::integerSolver(enc.ctx);
+    z3::solver solver(enc.ctx);
     for (const ir::Assume& a : s.assumes)
       if (a.cond) solver.add(enc.fact(*a.cond));
     for (const ir::ExprPtr& x : premises)
