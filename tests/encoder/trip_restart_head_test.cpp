@@ -141,3 +141,89 @@ TEST(TripRestartHead, ReadBacksMustAlternateOverTheSameBytes) {
                               "                lm.copy(sa[0][16 - 16 * w:32 - 16 * w, :], ra)\n")),
             "");
 }
+
+// Review (helper reviewnest52, session 52): findings that exist only from
+// two tiles on must keep the proof from saying proved. The code after the
+// tile loop reads the accumulator, so the rule judges it; tile t + 1's
+// init=True MMA (or the head's fill) discards tile t's product.
+namespace trip_restart_head_test {
+const char* kDiscardedByNextTile = R"(@cake.schedule(target="sm_80")
+def dp_init(lm, A: LM.gmem, B: LM.gmem, C: LM.gmem, n: LM.i32):
+    pool = lm.smem(4096)
+    sa   = pool.view(offset=0, shape=(64, 16), dtype=lm.f16)
+    ra   = lm.regs(shape=(16, 16), dtype=lm.f16)
+    fa   = lm.regs(shape=(64, 16), dtype=lm.f16)
+    fb   = lm.regs(shape=(64, 16), dtype=lm.f16)
+    acc  = lm.regs(shape=(64, 64), dtype=lm.f32)
+
+    waves = lm.role(warps=[0, 1, 2, 3], group=1)
+    block = lm.named_barrier(roles=[waves])
+
+    with waves:
+        w = lm.instance()
+        for t in lm.range(0, n):
+            lm.copy(ra, A, coords=(16 * w, 16 * t))
+            lm.copy(fb, B, coords=(0, 16 * t))
+            lm.sync(block)
+            lm.copy(sa[0][16 * w:16 * w + 16, :], ra)
+            lm.sync(block)
+            lm.copy(fa, sa[0])
+            lm.sync(block)
+            lm.mma(acc, fa, fb, init=True)
+        lm.copy(C, acc, coords=(0, 64 * w))
+)";
+const char* kGuardOnTileCount = R"(@cake.schedule(target="sm_80")
+def nguard(lm, A: LM.gmem, C: LM.gmem, n: LM.i32):
+    pool = lm.smem(4096)
+    sb   = pool.view(offset=0, shape=(32, 32), dtype=lm.f16)
+    ra   = lm.regs(shape=(32, 32), dtype=lm.f16)
+    x    = lm.regs(shape=(32, 32), dtype=lm.f16)
+
+    prod = lm.role(warps=[0])
+    cons = lm.role(warps=[1])
+    block = lm.named_barrier(roles=[prod, cons])
+
+    with prod:
+        for t in lm.range(0, n):
+            lm.sync(block)
+            lm.copy(ra, A, coords=(0, 32 * t))
+            lm.copy(sb[0], ra)
+            lm.sync(block)
+            if n > 1:
+                lm.copy(sb[0], ra)
+    with cons:
+        for t in lm.range(0, n):
+            lm.sync(block)
+            lm.sync(block)
+            lm.copy(x, sb[0])
+            lm.copy(C, x, coords=(0, 32 * t))
+)";
+}  // namespace trip_restart_head_test
+
+TEST(TripRestartHead, ProductDiscardedByTheNextTileIsNotProved) {
+  const std::string init = kDiscardedByNextTile;
+  const std::string fill = replace(replace(init, "init=True)", "init=False)"),
+                                   "            lm.copy(fb, B, coords=(0, 16 * t))\n",
+                                   "            lm.copy(fb, B, coords=(0, 16 * t))\n            lm.fill(acc, 0.0)\n");
+  for (const std::string& text : {init, fill}) {
+    EXPECT_TRUE(cake::testing::violatedAt(compile(text).schedules.at(0), {{"n", 2}}));
+    const auto r = proveText(text);
+    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+  }
+}
+
+// A guard on the tile count itself: the one-tile proof fixes N = 1.
+TEST(TripRestartHead, GuardOnTheTileCountIsNotProved) {
+  EXPECT_TRUE(cake::testing::violatedAt(compile(kGuardOnTileCount).schedules.at(0), {{"n", 2}}));
+  const auto r = proveText(kGuardOnTileCount);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
+
+// A fact that admits the empty tile loop (n_outer >= 0): the code after the
+// loop then stores x, which no op wrote (data.uninitialized at n_outer = 0).
+TEST(TripRestartHead, TailReadingRegistersOfAnAdmittedEmptyLoopIsNotProved) {
+  const std::string text = replace(kNested, "    lm.assume(n_k >= 3)\n", "    lm.assume(n_k >= 3)\n    lm.assume(n_outer >= 0)\n");
+  EXPECT_TRUE(violatedWith(text, 0, 3));
+  const auto r = proveText(text);
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
+}
