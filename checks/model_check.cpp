@@ -2240,7 +2240,20 @@ class GoalCollector {
 class BindingSearch {
  public:
   // Whether the lm.assume facts hold at b.
-  bool allowed(const Binding& b) const { return assumed(b); }
+  // A value the lm.assume facts allow, for a proof's witness: each fact
+  // true or undefined there. A fact that leaves 64 bits (or divides by
+  // zero) reads "undefined or true" in the proofs (encoder/bv_prover.cpp,
+  // facts(); layout.assume-overflow says so): Python's integers may make it
+  // true, so it narrows nothing, and a violation a proof meets there is
+  // run, not dropped (review52: a deadlock at K = 2139095040 under
+  // lm.assume(K * 2^40 > 0) exited 0 checked).
+  bool allowed(const Binding& b) const {
+    const ir::EvalEnv e = env(b);
+    return std::all_of(s_.assumes.begin(), s_.assumes.end(), [&](const ir::Assume& a) {
+      const std::optional<int64_t> v = a.cond ? ir::evaluate(*a.cond, e) : std::nullopt;
+      return !v || *v != 0;
+    });
+  }
   // `limits`: Z3's budget for drawing values from the lm.assume domain
   // when the small candidates miss it (all queries together).
   BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips,
