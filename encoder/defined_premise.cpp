@@ -112,7 +112,10 @@ class Width {
         // int64 like every schedule integer; `lm.range(K * 65536, ...)` runs
         // past 32 bits)
         const ir::Stmt* loop = loopOf(s_, e.index);
-        if (!loop || !loop->lo || !loop->hi) return std::nullopt;
+        // (none: a variable the proofs' copies of the schedule keep after
+        // cutting its loop; their own argument bounds it, 32 bits as before)
+        if (!loop) return Range{INT32_MIN, INT32_MAX};
+        if (!loop->lo || !loop->hi) return std::nullopt;
         const std::optional<Range> lo = of(*loop->lo), hi = of(*loop->hi);
         if (!lo || !hi) return std::nullopt;
         return Range{std::min(lo->lo, hi->lo), std::max(lo->hi, hi->hi)};
