@@ -662,6 +662,19 @@ struct BvProver::Impl {
     return out;
   }
 
+  // The solver's answer within what is left of the budget (Unknown once
+  // it is used up).
+  BvResult checkWithinBudget(z3::solver& sol) {
+    std::optional<Limits> lim = queryLimits();
+    if (!lim) {
+      BvResult r;
+      r.kind = BvVerdict::Unknown;
+      r.detail = usedUp();
+      return r;
+    }
+    return resultOf(z3w::check(sol, *lim));
+  }
+
   // A model that makes a fact read "undefined or true" undefined is no
   // value the schedule is known to allow: the query is asked again with
   // those facts defined. Its model then stands; unsat leaves the query
@@ -676,13 +689,7 @@ struct BvProver::Impl {
     if (!hit) return;
     for (const Part* p : in)
       if (p->weak_def) sol.add(*p->weak_def);
-    std::optional<Limits> lim = queryLimits();
-    if (!lim) {
-      r.kind = BvVerdict::Unknown;
-      r.detail = usedUp();
-      return;
-    }
-    r = resultOf(z3w::check(sol, *lim));
+    r = checkWithinBudget(sol);
     if (r.kind == BvVerdict::Holds) {
       r.kind = BvVerdict::Unknown;
       const std::string what = ir::exprToString(*hit->source, s);
@@ -901,13 +908,7 @@ struct BvProver::Impl {
       z3::solver sol(ctx(), "QF_BV");
       addQuery(sol, g, syms, in);
       sol.add(bad);
-      std::optional<Limits> lim = queryLimits();
-      if (!lim) {
-        r.kind = BvVerdict::Unknown;
-        r.detail = usedUp();
-        return;
-      }
-      r = resultOf(z3w::check(sol, *lim));
+      r = checkWithinBudget(sol);
       if (r.kind == BvVerdict::Fails && kind != lia::Bad::Nothing) requireWeakFactsDefined(r, sol, in);
       if (r.kind == BvVerdict::Fails) {
         z3::model m = sol.get_model();
@@ -1416,6 +1417,7 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
         if (r.kind == BvVerdict::Holds) {
           r.kind = BvVerdict::Unknown;
           r.detail = "found only where a fact divides by zero (it may hold there, and narrows nothing)";
+          return;
         }
       }
     }

@@ -31,14 +31,23 @@ Wide floorDiv(Wide a, Wide b) {
   return q;
 }
 
-// The bounds an lm.assume fact `param OP constant` (or `constant OP
-// param`) puts on a parameter; each conjunct of an `and` counts. Such a
-// fact is defined everywhere, so the prover reads it as it is written.
+// The bounds the lm.assume facts put on parameters: `param OP constant`
+// (or `constant OP param`), each conjunct of an `and`, and of an `or` the
+// hull of what both sides bound (`BK == 64 or BK == 128`: [64, 128]). Such
+// facts are defined everywhere, so the prover reads them as written. A
+// fact counts only where the width argument over the parameters' types
+// alone shows it defined: one that may be undefined reads "undefined or
+// true", and where it is undefined its conjuncts need not hold
+// (`BM * 2**55 > 0 and BM <= 64` allows BM = 1000 so).
 class ParamBounds {
  public:
-  explicit ParamBounds(const ir::Schedule& s) {
+  using Bounds = std::map<int, Range>;
+  ParamBounds() = default;
+  // `defined(e)`: the width argument without bounds shows e defined.
+  template <class Defined>
+  ParamBounds(const ir::Schedule& s, Defined defined) {
     for (const ir::Assume& a : s.assumes)
-      if (a.cond) take(*a.cond);
+      if (a.cond && defined(*a.cond)) bounds_ = meet(bounds_, of(*a.cond));
   }
   Range of(int param) const {
     auto it = bounds_.find(param);
@@ -46,13 +55,24 @@ class ParamBounds {
   }
 
  private:
-  void take(const ir::Expr& e) {
-    if (e.kind == K::And && e.args.size() == 2 && e.args[0] && e.args[1]) {
-      take(*e.args[0]);
-      take(*e.args[1]);
-      return;
+  static Bounds meet(Bounds a, const Bounds& b) {
+    for (const auto& [p, r] : b) {
+      auto [it, fresh] = a.try_emplace(p, r);
+      if (!fresh) it->second = Range{std::max(it->second.lo, r.lo), std::min(it->second.hi, r.hi)};
     }
-    if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return;
+    return a;
+  }
+  static Bounds hull(const Bounds& a, const Bounds& b) {
+    Bounds out;
+    for (const auto& [p, r] : a)
+      if (auto it = b.find(p); it != b.end())
+        out[p] = Range{std::min(r.lo, it->second.lo), std::max(r.hi, it->second.hi)};
+    return out;
+  }
+  static Bounds of(const ir::Expr& e) {
+    if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return {};
+    if (e.kind == K::And) return meet(of(*e.args[0]), of(*e.args[1]));
+    if (e.kind == K::Or) return hull(of(*e.args[0]), of(*e.args[1]));
     const ir::Expr *x = e.args[0].get(), *c = e.args[1].get();
     K kind = e.kind;
     if (x->kind == K::Const && c->kind == K::Param) {
@@ -65,19 +85,20 @@ class ParamBounds {
         default: break;
       }
     }
-    if (x->kind != K::Param || c->kind != K::Const) return;
-    Range& r = bounds_.try_emplace(x->index, Range{INT32_MIN, INT32_MAX}).first->second;
+    if (x->kind != K::Param || c->kind != K::Const) return {};
+    Range r{INT32_MIN, INT32_MAX};
     const Wide v = c->value;
     switch (kind) {
-      case K::Lt: r.hi = std::min(r.hi, v - 1); break;
-      case K::Le: r.hi = std::min(r.hi, v); break;
-      case K::Gt: r.lo = std::max(r.lo, v + 1); break;
-      case K::Ge: r.lo = std::max(r.lo, v); break;
-      case K::Eq: r.lo = std::max(r.lo, v), r.hi = std::min(r.hi, v); break;
-      default: break;
+      case K::Lt: r.hi = v - 1; break;
+      case K::Le: r.hi = v; break;
+      case K::Gt: r.lo = v + 1; break;
+      case K::Ge: r.lo = v; break;
+      case K::Eq: r.lo = r.hi = v; break;
+      default: return {};
     }
+    return {{x->index, r}};
   }
-  std::map<int, Range> bounds_;
+  Bounds bounds_;
 };
 
 // The `for` statement of loop variable `var`, or null.
@@ -97,7 +118,10 @@ const ir::Stmt* loopOf(const ir::Schedule& s, int var) {
 
 class Width {
  public:
-  Width(const ir::Schedule& s) : s_(s), params_(s) {}
+  // Over the parameters' types and the lm.assume bounds.
+  explicit Width(const ir::Schedule& s)
+      : s_(s), params_(s, [&s](const ir::Expr& e) { return Width(s, ParamBounds{}).of(e).has_value(); }) {}
+  Width(const ir::Schedule& s, ParamBounds bounds) : s_(s), params_(std::move(bounds)) {}
 
   std::optional<Range> of(const ir::Expr& e) const {
     switch (e.kind) {

@@ -14,6 +14,7 @@
 #include "checks/structural.h"
 #include "encoder/bv_prover.h"
 #include "encoder/defined_premise.h"
+#include "ir/expr_build.h"
 #include "layout_test_util.h"
 
 namespace cake {
@@ -33,21 +34,20 @@ checks::VerdictKind verdictOf(const GateRun& r, const std::string& rule) {
   return v ? v->kind : checks::VerdictKind::Error;
 }
 
-// A TMA ring of BM x BK bf16 slots (BM, BK in 64..512, multiples of 64,
-// BM * BK at most 32768);
-// `guard` heads the load (indented 12 spaces), `bytes` the expect_tx.
+// A TMA ring of rows x cols bf16 slots (BM in 64..512, a multiple of 64;
+// BK 64 or 128); `guard` heads the load (indented 12 spaces), `bytes` is
+// what its expect_tx announces.
 std::string tmaRing(const std::string& guard, const std::string& assumes = "", const std::string& swizzle = "None",
-                    const std::string& bytes = "BM * BK * 2") {
+                    const std::string& bytes = "BM * 128", const std::string& shape = "BM, 64") {
   return R"(@cake.schedule(target="sm_90a")
 def ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32, BM: LM.i32, BK: LM.i32):
     lm.assume(D > 0)
     lm.assume(BM >= 64 and BM <= 512 and BM % 64 == 0)
-    lm.assume(BK >= 64 and BK <= 512 and BK % 64 == 0)
-    lm.assume(BM * BK <= 32768)
-)" + assumes + R"(    pool   = lm.smem(2 * BM * BK * 2)
-    smem_x = pool.view(offset=0, shape=(BM, BK), dtype=lm.bf16, stages=2, swizzle=)" +
+    lm.assume(BK == 64 or BK == 128)
+)" + assumes + R"(    pool   = lm.smem(131072)
+    smem_x = pool.view(offset=0, shape=()" + shape + R"(), dtype=lm.bf16, stages=2, swizzle=)" +
          (swizzle == "None" ? swizzle : "\"" + swizzle + "\"") + R"()
-    x      = lm.regs(shape=(BM, BK), dtype=lm.f32)
+    x      = lm.regs(shape=(64, 64), dtype=lm.f32)
     load = lm.role(warps=[0])
     red  = lm.role(warps=[4, 5, 6, 7])
     pipe  = lm.pipeline(stages=2)
@@ -62,7 +62,7 @@ def ring(lm, X: LM.tma2d, Y: LM.gmem, D: LM.i32, BM: LM.i32, BK: LM.i32):
     with red:
         for j in lm.range(0, lm.cdiv(D, 64)):
             lm.wait(full, iter=j)
-            lm.copy(x, smem_x[j])
+            lm.copy(x, smem_x[j][0:64, 0:64])
             lm.fence_proxy()
             lm.arrive(empty, iter=j)
 )";
@@ -77,12 +77,13 @@ TEST(Sound52, GatesUnderAGuardUndefinedWhereTheRuleBreaksAreNotProved) {
   EXPECT_EQ(verdictOf(*box, "tma.box-extent"), checks::VerdictKind::Unknown) << box->describe();
   EXPECT_NE(box->verdict("tma.box-extent")->detail.find("overflows 64 bits or divides by zero"), std::string::npos)
       << box->describe();
-  // A 128-byte swizzle spans 64 bf16 columns: BK > 64 breaks it, and the
-  // guard is defined only for BK < 256 (the facts give BK 64 then).
-  auto span = runGates(tmaRing(overflowing("(BK - 64) * 4 + 1"), "", "128B"));
+  // A 128-byte swizzle spans 64 bf16 columns: BK = 128 breaks it, and
+  // BK * 2^56 > 0 is defined only for BK < 128.
+  auto span = runGates(tmaRing("            if BK * 72057594037927936 > 0:", "", "128B", "BK * 128", "64, BK"));
   EXPECT_NE(verdictOf(*span, "tma.swizzle-span"), checks::VerdictKind::Proved) << span->describe();
-  // The expect_tx announces BM * BK * 2 bytes but for BM >= 256 a quarter less.
-  auto tx = runGates(tmaRing(overflowing("BM"), "", "None", "(BM - BM // 256 * 64) * BK * 2"));
+  // The expect_tx announces the slot's BM * 128 bytes but for BM >= 256 a
+  // quarter less.
+  auto tx = runGates(tmaRing(overflowing("BM"), "", "None", "(BM - BM // 256 * 64) * 128"));
   EXPECT_NE(verdictOf(*tx, "sync.tx-imbalance"), checks::VerdictKind::Proved) << tx->describe();
 }
 
@@ -238,6 +239,31 @@ def f(lm, M: LM.i32, N: LM.i32):
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->lo, 1);  // M in [1, 4096] by the facts
   EXPECT_EQ(r->hi, 64);
+}
+
+TEST(Sound52, TheWidthArgumentTakesBoundsOnlyFromDefinedFacts) {
+  ir::DiagnosticSink fe;
+  auto mod = ir::compileModule(ir::makeSourceFile("t.cake", R"(@cake.schedule(target="sm_90a")
+def f(lm, M: LM.i32, BK: LM.i32):
+    lm.assume(M * 36028797018963968 > 0 and M <= 64)
+    lm.assume(BK == 64 or BK == 128)
+    w = lm.role(warps=[0])
+    with w:
+        if M * 36028797018963968 > 1:
+            lm.fence_proxy()
+        if BK * 36028797018963968 > 1:
+            lm.fence_proxy()
+)"),
+                               {}, fe);
+  ASSERT_TRUE(mod && !mod->schedules.empty());
+  const ir::Schedule& s = mod->schedules.front();
+  const ir::Block& body = s.bodies.front().body;
+  ASSERT_EQ(body.size(), 2u);
+  // The first fact may be undefined (M from 256 on), and where it is, its
+  // `M <= 64` need not hold: it bounds nothing.
+  EXPECT_FALSE(encoder::definedByWidth(s, *body[0].cond));
+  // BK in [64, 128] by the second: BK * 2^55 <= 2^62.
+  EXPECT_TRUE(encoder::definedByWidth(s, *body[1].cond));
 }
 
 }  // namespace
