@@ -2240,7 +2240,37 @@ class GoalCollector {
 class BindingSearch {
  public:
   // Whether the lm.assume facts hold at b.
-  bool allowed(const Binding& b) const { return assumed(b); }
+  // A value the lm.assume facts allow, for a proof's witness. A fact that
+  // leaves 64 bits (or divides by zero) reads "undefined or true" in the
+  // proofs (encoder/bv_prover.cpp, facts(); layout.assume-overflow says so),
+  // so a proof may meet a violation where it does not evaluate; such a
+  // value is allowed where Python's integers make every fact true there,
+  // and is run, not dropped (review52: a hang at K = 2139095040 under
+  // lm.assume(K * 2^40 > 0) exited 0 checked). Where they make one false
+  // (`K * 2^40 < 2^62`) it is no value of the schedule's.
+  bool allowed(const Binding& b) const {
+    const ir::EvalEnv e = env(b);
+    bool undefined = false;
+    for (const ir::Assume& a : s_.assumes) {
+      const std::optional<int64_t> v = a.cond ? ir::evaluate(*a.cond, e) : std::nullopt;
+      if (!v) undefined = true;
+      else if (*v == 0) return false;
+    }
+    return !undefined || assumedOverIntegers(b);
+  }
+  // Every lm.assume fact holds at b over unbounded integers (a fact that
+  // divides by zero there, or a solver that gives up: not allowed).
+  bool assumedOverIntegers(const Binding& b) const {
+    std::vector<ExprPtr> at;
+    for (const auto& [p, v] : b.params) at.push_back(eqExpr(leafExpr(ExprKind::Param, p), v));
+    for (int d = 0; d < 3; ++d) {
+      at.push_back(eqExpr(leafExpr(ExprKind::BlockIdx, d), b.block_idx[d]));
+      at.push_back(eqExpr(leafExpr(ExprKind::GridDim, d), b.grid_dim[d]));
+    }
+    encoder::Limits l = limits_;
+    l.rlimit = kRuleOutRlimit;
+    return encoder::intWitness(s_, ir::makeConst(1), at, l).kind == encoder::BvVerdict::Fails;
+  }
   // `limits`: Z3's budget for drawing values from the lm.assume domain
   // when the small candidates miss it (all queries together).
   BindingSearch(const ir::Schedule& s, std::vector<Goal> goals, std::vector<FlipGoal> flips,

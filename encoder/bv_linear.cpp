@@ -2,6 +2,8 @@
 // BvProver's own.
 #include "encoder/bv_linear.h"
 
+#include "encoder/defined_premise.h"
+
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -73,6 +75,10 @@ class Translator {
       case 'i': return x >= 0 && x < 1024;
       case 'g': return x >= 1 && x <= num(INT32_MAX);
       case 'b': return x >= 0 && x < symbol('g', k.second);
+      case 'v': {  // (its loop's bounds, where the width argument bounds them: review52)
+        const std::optional<WidthRange> r = loopVarRange(s_, k.second);
+        return r ? x >= num(r->lo) && x <= num(r->hi) : inRange(x);
+      }
       default: return x >= num(INT32_MIN) && x <= num(INT32_MAX);
     }
   }

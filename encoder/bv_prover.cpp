@@ -471,8 +471,9 @@ struct BvProver::Impl {
                             ") in an integer expression"};
         dom.push_back(z3::sge(x, num(i32min)) && z3::sle(x, num(i32max)));
         break;
-      case 'v':
-        dom.push_back(z3::sge(x, num(i32min)) && z3::sle(x, num(i32max)));
+      case 'v':  // (its loop's bounds, where the width argument bounds them)
+        if (const std::optional<WidthRange> r = loopVarRange(s, index))
+          dom.push_back(z3::sge(x, num(r->lo)) && z3::sle(x, num(r->hi)));
         break;
       case 'i':
         dom.push_back(z3::sge(x, num(0)) && z3::slt(x, num(1024)));
@@ -1223,7 +1224,10 @@ class IntEncoding {
           throw Unsupported{"a parameter that is not an LM.i32 in an integer expression"};
         domains_.push_back(x >= num(i32min) && x <= num(i32max));
         break;
-      case 'v': domains_.push_back(x >= num(i32min) && x <= num(i32max)); break;
+      case 'v':
+        if (const std::optional<WidthRange> r = loopVarRange(s_, index))
+          domains_.push_back(x >= num(r->lo) && x <= num(r->hi));
+        break;
       case 'i': domains_.push_back(x >= 0 && x < 1024); break;
       case 'g': domains_.push_back(x >= 1 && x <= num(i32max)); break;
       case 'b': domains_.push_back(x >= 0 && x < symbols_.at({'g', index})); break;

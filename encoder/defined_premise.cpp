@@ -101,6 +101,21 @@ class ParamBounds {
   Bounds bounds_;
 };
 
+// The `for` statement of loop variable `var`, or null.
+const ir::Stmt* loopIn(const ir::Block& b, int var) {
+  for (const ir::Stmt& st : b) {
+    if (st.kind == ir::Stmt::Kind::For && st.loop_var == var) return &st;
+    if (const ir::Stmt* in = loopIn(st.body, var)) return in;
+    if (const ir::Stmt* in = loopIn(st.orelse, var)) return in;
+  }
+  return nullptr;
+}
+const ir::Stmt* loopOf(const ir::Schedule& s, int var) {
+  for (const ir::RoleBody& body : s.bodies)
+    if (const ir::Stmt* st = loopIn(body.body, var)) return st;
+  return nullptr;
+}
+
 class Width {
  public:
   // Over the parameters' types and the lm.assume bounds.
@@ -116,7 +131,19 @@ class Width {
             s_.params[e.index].type != ir::ParamType::I32)
           return std::nullopt;
         return params_.of(e.index);
-      case K::LoopVar: return Range{INT32_MIN, INT32_MAX};
+      case K::LoopVar: {
+        // the values its loop's bounds take (review52: a loop variable is an
+        // int64 like every schedule integer; `lm.range(K * 65536, ...)` runs
+        // past 32 bits)
+        const ir::Stmt* loop = loopOf(s_, e.index);
+        // (none: a variable the proofs' copies of the schedule keep after
+        // cutting its loop; their own argument bounds it, 32 bits as before)
+        if (!loop) return Range{INT32_MIN, INT32_MAX};
+        if (!loop->lo || !loop->hi) return std::nullopt;
+        const std::optional<Range> lo = of(*loop->lo), hi = of(*loop->hi);
+        if (!lo || !hi) return std::nullopt;
+        return Range{std::min(lo->lo, hi->lo), std::max(lo->hi, hi->hi)};
+      }
       case K::Instance: return Range{0, 1023};
       case K::BlockIdx: return e.index >= 0 && e.index <= 2 ? std::optional<Range>(Range{0, INT32_MAX - 1}) : std::nullopt;
       case K::GridDim: return e.index >= 0 && e.index <= 2 ? std::optional<Range>(Range{1, INT32_MAX}) : std::nullopt;
@@ -196,6 +223,13 @@ std::optional<WidthRange> widthRange(const ir::Schedule& s, const ir::Expr& e) {
 }
 
 bool definedByWidth(const ir::Schedule& s, const ir::Expr& e) { return Width(s).of(e).has_value(); }
+
+std::optional<WidthRange> loopVarRange(const ir::Schedule& s, int var) {
+  ir::Expr v;
+  v.kind = ir::ExprKind::LoopVar;
+  v.index = var;
+  return widthRange(s, v);
+}
 
 DefinedPremises::DefinedPremises(const ir::Schedule& s, HoldsUnder holds) : s_(s), holds_(std::move(holds)) {}
 

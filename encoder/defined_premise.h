@@ -44,6 +44,14 @@ struct WidthRange {
 };
 std::optional<WidthRange> widthRange(const ir::Schedule& s, const ir::Expr& e);
 
+// The values loop variable `var` may take: between the least and the
+// greatest value of its loop's bounds, where the width argument bounds
+// them; nullopt where it does not (any 64-bit value). A loop variable is
+// an int64 like every schedule integer: `lm.range(K * 65536, K * 65536 +
+// 1)` runs past 32 bits, and a 32-bit domain (before review52) proved the
+// gates over values it left out.
+std::optional<WidthRange> loopVarRange(const ir::Schedule& s, int var);
+
 // Whether the width argument shows `e` defined for every value of its
 // symbols allowed by their domains and the lm.assume bounds.
 bool definedByWidth(const ir::Schedule& s, const ir::Expr& e);
