@@ -45,6 +45,7 @@
 #include "encoder/trip_restart_head.h"
 #include "encoder/trip_step.h"
 #include "encoder/trip_guards.h"
+#include "encoder/z3_solver.h"
 #include "ir/expr_build.h"
 #include "ir/expr_fields.h"
 #include "encoder/trip_sizes.h"
@@ -823,6 +824,45 @@ System buildAt(const ir::Schedule& s, Binding b, ir::Target target, const TripLo
   }
   return std::move(*sys);
 }
+
+// The systems of one proveResidue (one schedule, binding, target and
+// TripLoops), kept per trip count T. proveResidue asks for the same T more
+// than once: the window probe, lowestTrip, and each window's attempt, which
+// builds every T from t0 to W (a window of 2W rebuilds those of W). buildAt
+// is deterministic for these inputs (its hooks are read-only but for
+// TripLoops::offsets, which a repeated build would add the same offsets to),
+// so a repeated T is a copy of the kept system. The solver work its build
+// did (the empty-loop sizes' queries, trip::buildForProof) is added to the
+// thread's count again, so the budget charges what a fresh build would
+// (as the holds cache does, z3w::addThreadQueryWork); the callers charge the
+// build itself (chargeBuild) as before. A build that throws keeps nothing.
+class BuiltPerTrip {
+ public:
+  BuiltPerTrip(const ir::Schedule& s, const Binding& b, ir::Target target, const TripLoops& tl)
+      : s_(s), b_(b), target_(target), tl_(tl) {}
+  const System& at(int64_t T) {
+    if (auto it = kept_.find(T); it != kept_.end()) {
+      z3w::addThreadQueryWork(it->second.work);
+      return it->second.sys;
+    }
+    const z3w::QueryWork before = z3w::threadQueryWork();
+    System sys = buildAt(s_, b_, target_, tl_, T);
+    const z3w::QueryWork after = z3w::threadQueryWork();
+    const z3w::QueryWork work{after.queries - before.queries, after.rlimit - before.rlimit};
+    return kept_.emplace(T, Kept{std::move(sys), work}).first->second.sys;
+  }
+
+ private:
+  struct Kept {
+    System sys;
+    z3w::QueryWork work;  // the solver work its build did
+  };
+  const ir::Schedule& s_;
+  const Binding& b_;
+  ir::Target target_;
+  const TripLoops& tl_;
+  std::map<int64_t, Kept> kept_;
+};
 
 // e with every sub-expression equal to `target` replaced by `by`.
 // e with every node equal to `target` replaced by `by`, except inside nodes
@@ -3050,13 +3090,12 @@ void steadyPeriod(const ir::Schedule& s, const TripLoops& tl, Window& w, const T
   }
 }
 
-std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& binding, const TripLoops& tl,
-                    int64_t t0, int64_t W, const TripProofOptions& opts, ProofBudget& budget,
-                    uint64_t& states, bool settle = false) {
+std::string attempt(const ir::Schedule& s, BuiltPerTrip& built, const TripLoops& tl, int64_t t0, int64_t W,
+                    const TripProofOptions& opts, ProofBudget& budget, uint64_t& states, bool settle = false) {
   Window w;
   w.W = W;
   w.t0 = t0;
-  w.base = buildAt(s, binding, target, tl, W);
+  w.base = built.at(W);
   chargeBuild(budget, w.base);
   for (const Process& p : w.base.procs) w.shape.push_back(shapeOf(p, tl, W));
   if (std::none_of(w.shape.begin(), w.shape.end(), [](const ProcShape& sh) { return sh.loops; })) {
@@ -3088,7 +3127,7 @@ std::string attempt(const ir::Schedule& s, ir::Target target, const Binding& bin
     // makes each system larger: the budget holds here too
     checkBudget(budget, fmt::format("building the system for trip count {} of window {}", T, W));
     // (W's system is the base, built above: the builder is deterministic)
-    w.by_trip.push_back(T == W ? w.base : buildAt(s, binding, target, tl, T));
+    w.by_trip.push_back(T == W ? w.base : built.at(T));
     chargeBuild(budget, w.by_trip.back());
   }
   // Generations no rule reads (a view whose every access is to bytes that
@@ -3398,16 +3437,15 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
                          ProofBudget& budget, uint64_t& states) {
   int64_t max_lo = 0;
   for (const auto& [var, lo] : tl.lo) max_lo = std::max(max_lo, lo);
+  BuiltPerTrip built(s, checked.front(), target, tl);
   // (the least window: a read outside the loop bounds is one of every
   // system where the loop runs an iteration, which lowestTrip asks about)
   const bool only_bounds =
-      buildAt(s, checked.front(), target, tl, opts.least_window ? leastWindow(max_lo) : opts.first_window)
-          .replace_uses.empty();
+      built.at(opts.least_window ? leastWindow(max_lo) : opts.first_window).replace_uses.empty();
   const Limits limits = solverLimits(opts, budget);
   bool below = false;  // values below t0 build t0's system (proved)
   bool from_facts = false;  // the lm.assume facts keep E >= t0
-  int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits,
-                          [&](int64_t T) { return buildAt(s, checked.front(), target, tl, T); }, below,
+  int64_t t0 = lowestTrip(s, tl, checked, only_bounds, limits, [&](int64_t T) { return built.at(T); }, below,
                           &from_facts);
   const int64_t least = t0;  // (of E)
   // Values of E below t0 are covered by t0's system only where no loop
@@ -3436,7 +3474,7 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
     const int64_t from = clampsFrom(tl);
     for (int64_t T = t0; T < from; ++T) {
       checkBudget(budget, fmt::format("trip count {} below the clamped bounds' constants", tripValue(tl, T)));
-      System sys = buildAt(s, checked.front(), target, tl, T);
+      const System& sys = built.at(T);
       chargeBuild(budget, sys);
       states += exploreTripCount(sys, T, opts, budget);
     }
@@ -3460,7 +3498,7 @@ std::string proveResidue(const ir::Schedule& s, ir::Target target, const std::ve
       throw NoSteadyPeriod(fmt::format("no steady period within {} unrolled iterations", opts.max_window));
     checkBudget(budget, fmt::format("window {}", W));
     try {
-      return attempt(s, target, checked.front(), tl, t0, W, opts, budget, states, /*settle=*/W < wide) + clamped +
+      return attempt(s, built, tl, t0, W, opts, budget, states, /*settle=*/W < wide) + clamped +
              (below ? fmt::format("; every value below {} reads as {} does", least, least) : "");
     } catch (const WindowTooSmall&) {
       continue;
