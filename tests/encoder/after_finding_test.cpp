@@ -8,9 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,7 +19,11 @@
 using namespace cake;
 using cake::testing::compile;
 
-namespace {
+// A named namespace (not an anonymous one): the unity build compiles this
+// file in one unit with model_check_test.cpp, whose helpers share names.
+namespace after_finding {
+
+using cake::testing::corpusText;
 
 struct Result {
   ir::DiagnosticSink sink;
@@ -75,20 +77,12 @@ const checks::PropertyVerdict* firstCounterexample(const Result& r) {
   return nullptr;
 }
 
-std::string corpusText(const std::string& rel) {
-  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // A persistent GEMM whose accumulator is reused without its empty barrier:
 // data.discarded-product on its first broken value, sync.race and
 // sync.lost-phase on larger ones (2.3e7 work units after the first finding
 // without a cap: a 1e6-unit cap cannot finish them).
 const char* kBroken = "corpus/bugs/sync.race/sm100_persistent_no_acc_empty.cake";
 
-}  // namespace
 
 TEST(AfterFinding, TheCapStopsTheSearchAndSaysWhereButKeepsTheFirstFinding) {
   auto mod = compile(corpusText(kBroken));
@@ -209,3 +203,5 @@ TEST(AfterFinding, TheBoundedBudgetEndingTheSearchIsSaidToo) {
   ASSERT_NE(v, nullptr) << report(r);
   EXPECT_NE(v->detail.find("the bounded check's work budget"), std::string::npos) << v->detail;
 }
+
+}  // namespace after_finding

@@ -55,14 +55,14 @@ def nested_prefetch_dynamic_inner_trip(lm, A: LM.gmem, C: LM.gmem, n_outer: LM.i
         lm.copy(C, x, coords=(0, 32 * w))
 )";
 
-bool violatedWith(const std::string& text, int64_t n_outer, int64_t n_k) {
+bool violatedAtTrips(const std::string& text, int64_t n_outer, int64_t n_k) {
   return cake::testing::violatedAt(compile(text).schedules.at(0), {{"n_outer", n_outer}, {"n_k", n_k}});
 }
 
 // The bounded check meets it at (n_outer, n_k), and the proof for every
 // trip count does not say proved.
 void expectFoundNotProved(const std::string& text, int64_t n_outer, int64_t n_k, const std::string& what) {
-  EXPECT_TRUE(violatedWith(text, n_outer, n_k)) << what;
+  EXPECT_TRUE(violatedAtTrips(text, n_outer, n_k)) << what;
   const auto r = proveText(text);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << what << ": " << r.engine;
 }
@@ -79,7 +79,7 @@ using namespace trip_restart_head_test;
 
 TEST(TripRestartHead, NestedPrefetchIsProvedForEveryTripCount) {
   for (int64_t n_outer : {0, 1, 2, 3})
-    for (int64_t n_k : {3, 4, 5}) EXPECT_FALSE(violatedWith(kNested, n_outer, n_k)) << n_outer << " " << n_k;
+    for (int64_t n_k : {3, 4, 5}) EXPECT_FALSE(violatedAtTrips(kNested, n_outer, n_k)) << n_outer << " " << n_k;
   const auto r = proveText(kNested);
   EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
 }
@@ -88,7 +88,7 @@ TEST(TripRestartHead, NestedPrefetchIsProvedForEveryTripCount) {
 // write of tile t + 1 races the last read of tile t: clean in one tile.
 TEST(TripRestartHead, PrologueWithoutBarrierIsFoundAndNotProved) {
   const std::string text = replace(kNested, kPrologueSync, kPrologueNoSync);
-  EXPECT_FALSE(violatedWith(text, 1, 3));
+  EXPECT_FALSE(violatedAtTrips(text, 1, 3));
   expectFoundNotProved(text, 2, 3, "no prologue barrier");
   // the guard that skips it in the last tile: broken from two tiles
   expectFoundNotProved(replace(kNested, kPrologueSync, kPrologueNoSync + "            if o < n_outer - 1:\n                lm.sync(block)\n"),
@@ -223,7 +223,7 @@ TEST(TripRestartHead, GuardOnTheTileCountIsNotProved) {
 // loop then stores x, which no op wrote (data.uninitialized at n_outer = 0).
 TEST(TripRestartHead, TailReadingRegistersOfAnAdmittedEmptyLoopIsNotProved) {
   const std::string text = replace(kNested, "    lm.assume(n_k >= 3)\n", "    lm.assume(n_k >= 3)\n    lm.assume(n_outer >= 0)\n");
-  EXPECT_TRUE(violatedWith(text, 0, 3));
+  EXPECT_TRUE(violatedAtTrips(text, 0, 3));
   const auto r = proveText(text);
   EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }

@@ -18,7 +18,7 @@
 #include "layout_test_util.h"
 
 namespace cake {
-namespace {
+namespace sound52_test {  // named: the unity build shares one unit with gates_test.cpp
 
 using layout_test::GateRun;
 using layout_test::lineOf;
@@ -266,5 +266,5 @@ def f(lm, M: LM.i32, BK: LM.i32):
   EXPECT_TRUE(encoder::definedByWidth(s, *body[1].cond));
 }
 
-}  // namespace
+}  // namespace sound52_test
 }  // namespace cake
