@@ -3024,10 +3024,28 @@ class Builder {
   // 0 (the reader means its first update next): no discount there.
   void discountFirstReadsOfSlotUpdates() {
     std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, bool> memo;  // (p, first read, view, index, lo, hi)
+    // (space, view, index) -> the processes that write it: a discount needs
+    // seeders and updaters, two processes other than the reader, writing
+    // through the read's own view and index (firstReadIsNoLapOfTheUpdates),
+    // so a read with fewer is skipped before any piece is cut (most reads:
+    // the search ran on every build)
+    std::map<std::tuple<int, int, int64_t>, std::set<int>> writers;
+    bool writers_known = false;
+    auto twoOtherWriters = [&](int p, const Access& a) {
+      if (!writers_known) {
+        writers_known = true;
+        indexViewWrites();
+        for (const ViewWrite& w : view_writes_)
+          if (w.bytes.index >= 0) writers[{w.bytes.space, w.bytes.view, w.bytes.index}].insert(w.proc);
+      }
+      const auto it = writers.find({a.space, a.view, a.index});
+      return it != writers.end() && it->second.size() - it->second.count(p) >= 2;
+    };
     for (auto& [key, e] : returns_by_range_) {
       const auto& [p, pc, acc] = key;
       Access& a = sys_.procs[p].program[pc].accesses[acc];
       if (!a.stage_like || a.index < 0 || e.view != a.view || e.index != a.index) continue;
+      if (!twoOtherWriters(p, a)) continue;
       bool changed = false;
       std::vector<RangeReturns> ranges;
       for (const RangeReturns& x : e.ranges) {
