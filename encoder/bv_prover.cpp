@@ -17,6 +17,7 @@
 #include "encoder/bv_linear.h"
 #include "encoder/defined_premise.h"
 #include "encoder/holds_cache.h"
+#include "encoder/integer_solver.h"
 #include "encoder/z3_solver.h"
 
 namespace cake::encoder {
@@ -1392,7 +1393,9 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
   const z3w::QueryWork w0 = z3w::threadQueryWork();
   guardQuery(r.kind, r.detail, [&] {
     IntEncoding enc(s);
-    z3::solver solver(enc.ctx);
+    // (not Z3's default solver: its integer strategies switch engines after
+    // fixed wall-clock times; this one after fixed resource units)
+    z3w::IntegerSolver solver(enc.ctx);
     // Python's integers do not overflow, so only a zero divisor leaves a
     // fact undefined here; one the width argument does not clear reads
     // "undefined or true", and a witness must make every fact defined.
@@ -1404,16 +1407,16 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
       if (x) add(*x);
     solver.add(enc.fact(*cond));
     for (const z3::expr& d : enc.domains()) solver.add(d);
-    r = resultOf(z3w::check(solver, limits));
+    r = resultOf(solver.check(limits));
     if (r.kind == BvVerdict::Fails && !defs.empty()) {
       bool undefined = false;
       {
-        z3::model m = solver.get_model();
+        z3::model m = solver.model();
         for (const z3::expr& d : defs) undefined = undefined || m.eval(d, true).is_false();
       }
       if (undefined) {
         for (const z3::expr& d : defs) solver.add(d);
-        r = resultOf(z3w::check(solver, limits));
+        r = resultOf(solver.check(limits));
         if (r.kind == BvVerdict::Holds) {
           r.kind = BvVerdict::Unknown;
           r.detail = "found only where a fact divides by zero (it may hold there, and narrows nothing)";
@@ -1421,7 +1424,7 @@ BvResult intWitness(const ir::Schedule& s, const ir::ExprPtr& cond, const std::v
         }
       }
     }
-    if (r.kind == BvVerdict::Fails) r.model = r.goal_model = enc.model(solver.get_model());
+    if (r.kind == BvVerdict::Fails) r.model = r.goal_model = enc.model(solver.model());
     if (r.kind == BvVerdict::Unknown) r.detail = "the integer solver gave up: " + r.detail;
   });
   const z3w::QueryWork w1 = z3w::threadQueryWork();

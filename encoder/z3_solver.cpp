@@ -234,15 +234,27 @@ void takeThreadQueryWork(const QueryWork& w) {
   query_work.rlimit -= std::min(query_work.rlimit, w.rlimit);
 }
 
-QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions, bool again) {
+QueryResult checkWith(z3::solver& meter, const Limits& lim, bool again,
+                      const std::function<z3::check_result(std::string& reason)>& solve) {
   QueryResult out;
   auto t0 = std::chrono::steady_clock::now();
   try {
-    CountQuery counted(s, again, lim.rlimit > 0 ? std::max<uint64_t>(1, lim.rlimit_weight) : 1);
+    CountQuery counted(meter, again, lim.rlimit > 0 ? std::max<uint64_t>(1, lim.rlimit_weight) : 1);
     applyGlobalLimits(lim);
+    Watchdog watchdog(meter.ctx(), lim.timeout_ms);
+    std::string reason;
+    const z3::check_result r = solve(reason);
+    answerOf(out, r, [&] { return reason; }, lim, t0);
+  } catch (const z3::exception& e) {
+    failureOf(out, e, lim, t0, {"memory"});
+  }
+  return out;
+}
+
+QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>& assumptions, bool again) {
+  return checkWith(s, lim, again, [&](std::string& reason) {
     s.set(solverParams(s.ctx(), lim));
     z3::check_result r;
-    Watchdog watchdog(s.ctx(), lim.timeout_ms);
     if (assumptions.empty()) {
       r = s.check();
     } else {
@@ -250,11 +262,9 @@ QueryResult check(z3::solver& s, const Limits& lim, const std::vector<z3::expr>&
       for (const auto& a : assumptions) as.push_back(a);
       r = s.check(as);
     }
-    answerOf(out, r, [&] { return s.reason_unknown(); }, lim, t0);
-  } catch (const z3::exception& e) {
-    failureOf(out, e, lim, t0, {"memory"});
-  }
-  return out;
+    if (r == z3::unknown) reason = s.reason_unknown();
+    return r;
+  });
 }
 
 QueryResult query(z3::fixedpoint& fp, z3::expr q, const Limits& lim) {

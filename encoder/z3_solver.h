@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,14 @@ class Watchdog {
 // stands for making a solver and its formula, which that check does not.
 QueryResult check(z3::solver& s, const Limits& lim,
                   const std::vector<z3::expr>& assumptions = {}, bool again = false);
+
+// Runs `solve` as check() runs a solver's check: Z3's memory cap set, the
+// watchdog on the context of `meter`, and the resource units that context
+// spends (read from `meter`, any solver of it) counted on this thread.
+// `solve` answers, and sets Z3's reason where it answers unknown
+// (encoder/integer_solver.h asks several solvers in turn this way).
+QueryResult checkWith(z3::solver& meter, const Limits& lim, bool again,
+                      const std::function<z3::check_result(std::string& reason)>& solve);
 
 // The queries check() ran on this thread so far and the Z3 resource units
 // (`rlimit count`) they spent: deterministic work, which the proof's
