@@ -149,7 +149,7 @@ z3::tactic defaultStrategy(const Tactics& z, const z3::tactic& lia, const z3::ta
   auto when = [&](const char* probe, const z3::tactic& then, const z3::tactic& otherwise) {
     return z3::cond(z.probe(probe), then, otherwise);
   };
-  const z3::tactic noTime = z.t("fail");
+  const z3::tactic noTime = z3::fail_if(z3::probe(z.t("skip").ctx(), 1.0));
   z3::tactic rest = plainPreambleAndSmt(z);
   rest = when("is-qffplra", noTime, rest);
   rest = when("is-qffp", noTime, rest);
@@ -177,17 +177,31 @@ z3::tactic defaultStrategy(const Tactics& z, const z3::tactic& lia, const z3::ta
 // tries that first add bounds of +-16 and +-32 are left out (the API sets no
 // rational parameter). (The unbounded program's tries are flattened into
 // qflia's or-else: after one of them fails the next one runs.)
-std::vector<Try> linearTries(const Tactics& z) {
-  std::vector<Try> tries;
-  auto add = [&](const z3::tactic& x, double seconds) { tries.push_back({x, seconds}); };
+struct LinearTries {
+  std::vector<Try> program;  // the unbounded integer program's, first
+  std::vector<Try> rest;
+  std::vector<Try> all() const {
+    std::vector<Try> out = program;
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+};
+
+z3::probe unboundedProgram(const Tactics& z) { return z.probe("is-ilp") && z.probe("is-unbounded"); }
+
+LinearTries linearTries(const Tactics& z) {
+  LinearTries tries;
+  const z3::tactic program = z3::fail_if(!unboundedProgram(z)) & z.t("propagate-ineqs");
+  tries.program.push_back({z.decided(program & smtNoCuts(z, 100, true)), 2});
+  tries.program.push_back({z.decided(program & smtNoCuts(z, 200, true)), 5});
+  auto add = [&](const z3::tactic& x, double seconds) { tries.rest.push_back({x, seconds}); };
   const z3::probe unbounded = z.probe("is-unbounded");
-  const z3::tactic unboundedProgram = z3::fail_if(!(z.probe("is-ilp") && unbounded)) & z.t("propagate-ineqs");
-  add(z.decided(unboundedProgram & smtNoCuts(z, 100, true)), 2);
-  add(z.decided(unboundedProgram & smtNoCuts(z, 200, true)), 5);
   add(z3::fail_if(!z.probe("is-pb")) & z.t("pb2bv", {{"pb2bv_all_clauses_limit", 8u}}) &
           z3::fail_if(!z.probe("is-qfbv")) & qfliaParams(z, bitVectorsToSat(z)),
       0);
-  add(z.decided(z3::fail_if(!z.probe("is-quasi-pb")) & qfliaParams(z, z.with(integersToSat(z), {{"lia2pb_max_bits", 64u}}))), 0);
+  add(z.decided(z3::fail_if(!z.probe("is-quasi-pb")) &
+                qfliaParams(z, z.with(integersToSat(z), {{"lia2pb_max_bits", 64u}}))),
+      0);
   add(z.decided(z3::fail_if(unbounded) & smtNoCuts(z, 100, true)), 5);
   add(z.decided(z3::fail_if(unbounded) & smtNoCuts(z, 200, false)), 5);
   add(z.decided(z3::fail_if(unbounded) & smtNoCuts(z, 300, true)), 15);
@@ -248,35 +262,40 @@ z3::check_result IntegerSolver::solve(uint64_t budget, std::string& reason) {
     if (r != z3::unknown || interrupted(reason) || left() == 0) return r;
   }
   const Tactics z(c_);
-  const std::vector<Try> lia = linearTries(z), nia = nonlinearTries(z);
+  const LinearTries linear = linearTries(z);
+  const std::vector<Try> lia = linear.all(), nia = nonlinearTries(z);
   const uint64_t units = left();
   auto shareOf = [&](const Try& t) {
     return t.seconds > 0 ? static_cast<uint64_t>(t.seconds * kTryUnitsPerSecond) : kNoLimit;
   };
-  auto unbound = [&](const std::vector<Try>& tries) {
+  auto inOne = [&](const std::vector<Try>& tries) {
     return std::all_of(tries.begin(), tries.end(), [&](const Try& t) { return shareOf(t) >= units; });
   };
-  // Where no try's share is below the query's budget, no share can end a
-  // try: one solver runs Z3's default strategy with each try in its place,
+  // A branch none of whose tries' shares is below the query's budget runs
+  // in one solver with Z3's default strategy (no share can end a try there),
   // and answers as Z3's default solver answers when no time limit is met.
-  if (unbound(lia) && unbound(nia))
-    return ask(defaultStrategy(z, linearPreamble(z) & orElse(lia), nonlinearPreamble(z) & orElse(nia)).mk_solver(),
-               units);
-  // Else the strategy's branch is chosen first, and each try runs in a
-  // solver of its own under its share, the preamble again in each (a goal's
-  // model converter does not come back through Z3 4.8's API).
+  // Another branch fails at once ("fail tactic") and runs try by try below.
+  // (qflia's tries for an unbounded integer program run only where its
+  // probes hold: a branch of their own.)
+  const z3::tactic byTries = z.t("fail");
+  auto oneOrByTries = [&](const std::vector<Try>& tries) { return inOne(tries) ? orElse(tries) : byTries; };
+  const z3::tactic liaTactic = linearPreamble(z) & z3::cond(unboundedProgram(z), oneOrByTries(lia), oneOrByTries(linear.rest));
+  const z3::tactic niaTactic = nonlinearPreamble(z) & oneOrByTries(nia);
+  const z3::check_result first = ask(defaultStrategy(z, liaTactic, niaTactic).mk_solver(), units);
+  if (first != z3::unknown || reason != "fail tactic") return first;
+  // Each try in a solver of its own under its share, the preamble again in
+  // each (a goal's model converter does not come back through Z3 4.8's API).
   z3::goal g(c_, true, false, false);
   for (unsigned i = 0; i < facts_.size(); ++i) g.add(facts_[i]);
   const Logic logic = logicOf(z.t("simplify")(g)[0]);
-  if (logic == Logic::Other)
-    return ask(defaultStrategy(z, z.t("fail"), z.t("fail")).mk_solver(), units);  // (no branch with a time limit)
+  if (logic == Logic::Other) return first;
   const z3::tactic pre = z.t("simplify") & (logic == Logic::Nia ? nonlinearPreamble(z) : linearPreamble(z));
   reason = "max. resource limit exceeded";
   for (const Try& t : logic == Logic::Nia ? nia : lia) {
     const uint64_t share = std::min(shareOf(t), left());
     if (share == 0) break;
-    const z3::check_result r = ask((pre & t.tactic).mk_solver(), share);
-    if (r != z3::unknown || interrupted(reason)) return r;
+    const z3::check_result answer = ask((pre & t.tactic).mk_solver(), share);
+    if (answer != z3::unknown || interrupted(reason)) return answer;
   }
   return z3::unknown;
 }
