@@ -60,8 +60,8 @@ struct Try {
 // resource unit, so the query's budget bounds it.
 z3::tactic nonlinearPreamble(const Tactics& z) {
   return z.t("simplify") & z.t("propagate-values") &
-                              z.t("ctx-simplify", {{"max_depth", 30u}, {"max_steps", 5000000u}}) &
-                              z.t("simplify", {{"pull_cheap_ite", true}, {"local_ctx", true}, {"local_ctx_limit", 10000000u}}) &
+         z.t("ctx-simplify", {{"max_depth", 30u}, {"max_steps", 5000000u}}) &
+         z.t("simplify", {{"pull_cheap_ite", true}, {"local_ctx", true}, {"local_ctx_limit", 10000000u}}) &
          z.t("elim-uncnstr") & z.t("lia2card") & z.t("card2bv");
 }
 
@@ -86,7 +86,8 @@ z3::tactic smtNoCuts(const Tactics& z, unsigned seed, bool relevancy) {
                        {"smt.logic", "QF_LIA"},
                        {"arith.branch_cut_ratio", 10000000u},
                        {"random_seed", seed}});
-  return z.t("smt", {{"auto_config", false}, {"arith.branch_cut_ratio", 10000000u}, {"random_seed", seed}, {"relevancy", 0u}});
+  return z.t("smt",
+             {{"auto_config", false}, {"arith.branch_cut_ratio", 10000000u}, {"random_seed", seed}, {"relevancy", 0u}});
 }
 
 // qflia's bit-vector encoding of a pseudo-Boolean problem (bv2sat).
@@ -105,25 +106,14 @@ z3::tactic integersToSat(const Tactics& z) {
 // qflia's parameters, which qflia passes to each of its tactics and each
 // reads where it knows them; Z3's API takes a parameter only for a tactic
 // that knows it, so they are given to the tactics with a simplifier (the
-// SMT core's tries get none: `smtTry`).
+// SMT core's tries get none).
 z3::tactic qfliaParams(const Tactics& z, const z3::tactic& x) {
   return z.with(x, {{"elim_and", true}, {"som", true}, {"blast_distinct", true}, {"blast_distinct_threshold", 128u}});
 }
 
-z3::tactic linearPreamble(const Tactics& z) {
-  return qfliaParams(z, z.t("simplify") & z.t("propagate-values") &
-                            z.t("ctx-simplify", {{"max_depth", 30u}, {"max_steps", 5000000u}}) &
-                            z.t("simplify", {{"pull_cheap_ite", true},
-                                             {"push_ite_arith", false},
-                                             {"local_ctx", true},
-                                             {"local_ctx_limit", 10000000u},
-                                             {"hoist_ite", true}}) &
-                            z.t("solve-eqs") & z.t("elim-uncnstr") & z.t("simplify", {{"arith_lhs", true}}));
-}
-
-// default_tactic.cpp's last branch: qflia's preamble without qflia's
-// parameters, then the SMT core.
-z3::tactic plainPreambleAndSmt(const Tactics& z) {
+// qflia's preamble (mk_preamble_tactic), which the default tactic's last
+// branch runs too, there without qflia's parameters.
+z3::tactic preambleSteps(const Tactics& z) {
   return z.t("simplify") & z.t("propagate-values") &
          z.t("ctx-simplify", {{"max_depth", 30u}, {"max_steps", 5000000u}}) &
          z.t("simplify", {{"pull_cheap_ite", true},
@@ -131,8 +121,10 @@ z3::tactic plainPreambleAndSmt(const Tactics& z) {
                           {"local_ctx", true},
                           {"local_ctx_limit", 10000000u},
                           {"hoist_ite", true}}) &
-         z.t("solve-eqs") & z.t("elim-uncnstr") & z.t("simplify", {{"arith_lhs", true}}) & z.t("smt");
+         z.t("solve-eqs") & z.t("elim-uncnstr") & z.t("simplify", {{"arith_lhs", true}});
 }
+
+z3::tactic linearPreamble(const Tactics& z) { return qfliaParams(z, preambleSteps(z)); }
 
 z3::tactic orElse(const std::vector<Try>& tries) {
   z3::tactic all = tries.back().tactic;
@@ -150,7 +142,7 @@ z3::tactic defaultStrategy(const Tactics& z, const z3::tactic& lia, const z3::ta
     return z3::cond(z.probe(probe), then, otherwise);
   };
   const z3::tactic noTime = z3::fail_if(z3::probe(z.t("skip").ctx(), 1.0));
-  z3::tactic rest = plainPreambleAndSmt(z);
+  z3::tactic rest = preambleSteps(z) & z.t("smt");
   rest = when("is-qffplra", noTime, rest);
   rest = when("is-qffp", noTime, rest);
   rest = when("is-nra", noTime, rest);
@@ -212,7 +204,8 @@ LinearTries linearTries(const Tactics& z) {
 uint64_t rlimitCount(z3::solver& s) {
   z3::stats st = s.statistics();
   for (unsigned i = 0; i < st.size(); ++i)
-    if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+    if (st.key(i) == "rlimit count")
+      return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
   return 0;
 }
 
@@ -231,7 +224,8 @@ z3::model IntegerSolver::model() const { return *model_; }
 uint64_t IntegerSolver::spent() const { return rlimitCount(const_cast<z3::solver&>(meter_)) - start_; }
 
 QueryResult IntegerSolver::check(const Limits& lim) {
-  const uint64_t budget = lim.rlimit > 0 ? std::max<uint64_t>(1, lim.rlimit / std::max<uint64_t>(1, lim.rlimit_weight)) : 0;
+  const uint64_t budget =
+      lim.rlimit > 0 ? std::max<uint64_t>(1, lim.rlimit / std::max<uint64_t>(1, lim.rlimit_weight)) : 0;
   return checkWith(meter_, lim, false, [&](std::string& reason) {
     model_.reset();
     start_ = rlimitCount(meter_);
@@ -279,7 +273,8 @@ z3::check_result IntegerSolver::solve(uint64_t budget, std::string& reason) {
   // probes hold: a branch of their own.)
   const z3::tactic byTries = z.t("fail");
   auto oneOrByTries = [&](const std::vector<Try>& tries) { return inOne(tries) ? orElse(tries) : byTries; };
-  const z3::tactic liaTactic = linearPreamble(z) & z3::cond(unboundedProgram(z), oneOrByTries(lia), oneOrByTries(linear.rest));
+  const z3::tactic liaTactic =
+      linearPreamble(z) & z3::cond(unboundedProgram(z), oneOrByTries(lia), oneOrByTries(linear.rest));
   const z3::tactic niaTactic = nonlinearPreamble(z) & oneOrByTries(nia);
   const z3::check_result first = ask(defaultStrategy(z, liaTactic, niaTactic).mk_solver(), units);
   if (first != z3::unknown || reason != "fail tactic") return first;

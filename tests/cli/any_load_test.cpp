@@ -87,8 +87,8 @@ TEST(AnyLoad, TheSplitKFixCountsTheSameWorkSlowedTwelveTimes) {
   const std::string file =
       src("corpus/bugs/sync.arrival-underflow/fbtriton_tlx_splitk_empty_split_peeled_mma_wait_fixed.cake").string();
   const std::string out = ::testing::TempDir() + "cake_any_load_" + std::to_string(getpid());
-  const std::string cmd = "CAKE_PROOF_STATS=1 " + shellQuote(CAKE_EXE) + " check --timeout 600 " +
-                          shellQuote(file) + " > " + shellQuote(out + ".N") + " 2>&1";
+  const std::string cmd = "CAKE_PROOF_STATS=1 " + shellQuote(CAKE_EXE) + " check --timeout 600 " + shellQuote(file) +
+                          " > " + shellQuote(out + ".N") + " 2>&1";
   ASSERT_EQ(cake_test::runCommand(cmd).status, 0);
   const std::string plain = countedAndConcluded(readAll(out + ".N"));
   std::string slowed_cmd = cmd;
