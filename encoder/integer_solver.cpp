@@ -201,14 +201,6 @@ LinearTries linearTries(const Tactics& z) {
   return tries;
 }
 
-uint64_t rlimitCount(z3::solver& s) {
-  z3::stats st = s.statistics();
-  for (unsigned i = 0; i < st.size(); ++i)
-    if (st.key(i) == "rlimit count")
-      return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
-  return 0;
-}
-
 // Z3's reason when the context was interrupted (the watchdog's wall-clock
 // safety limit): no later try may run.
 bool interrupted(const std::string& reason) { return reason == "canceled" || reason == "interrupted"; }

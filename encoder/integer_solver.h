@@ -13,6 +13,11 @@
 
 namespace cake::encoder::z3w {
 
+// Z3's resource count of the context of `s` (it only grows; every solver
+// of a context reads the same count). Defined in z3_solver.cpp, whose
+// check() counts a query's units by it.
+uint64_t rlimitCount(z3::solver& s);
+
 // Z3 4.8's default solver answers a first check with the strategy of the
 // problem's logic, and its strategies for integers (qfnia, qflia) try their
 // engines in turn, each for a fixed wall-clock time: under load a query

@@ -1,5 +1,7 @@
 #include "encoder/z3_solver.h"
 
+#include "encoder/integer_solver.h"  // (rlimitCount)
+
 #include <algorithm>
 #include <condition_variable>
 #include <initializer_list>
@@ -156,17 +158,17 @@ Watchdog::~Watchdog() {
   if (id_ != 0) WatchdogService::get().remove(id_);
 }
 
-namespace {
-
-thread_local QueryWork query_work;
-
-// Z3's resource count of s's context (it only grows).
+// (encoder/integer_solver.h)
 uint64_t rlimitCount(z3::solver& s) {
   z3::stats st = s.statistics();
   for (unsigned i = 0; i < st.size(); ++i)
     if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
   return 0;
 }
+
+namespace {
+
+thread_local QueryWork query_work;
 
 // Adds a query's resource units to this thread's count when it ends.
 struct CountQuery {
