@@ -33,7 +33,7 @@ struct Fa4Bug {
   std::vector<std::pair<std::string, std::string>> edits;  // from -> to, each applied once
   const char* what;
   // The proof of this form is left to the long form (label `slow`): it
-  // spends 17 to 18 CPU s exploring before it meets the violation, and the
+  // spends 17 to 24 CPU s exploring before it meets the violation, and the
   // same edit of the distilled FA4 kernel (persistent_kernels.h
   // kTileEndKernel: a loader, an MMA warp, an epilogue that waits for the
   // tile's last block) is proved-against in CI by TripFa12 and
@@ -80,8 +80,8 @@ namespace trip_fa4_test {
 // Each broken form is broken on the small grid, found by `cake check` and
 // not said proved by it, and not proved by the proof for every trip count
 // (under `cake check`'s default budget). The short form leaves out the
-// proof of the forms marked proof_in_long_form_only (about 35 of the test's
-// 59 CPU s); the long form proves every form.
+// proof of the forms marked proof_in_long_form_only (about 41 of the six
+// proofs' 66 CPU s, measured at load 6); the long form proves every form.
 void brokenCorrectionKernelsAreFoundAndNotProved(bool all) {
   namespace at = cake::testing::attacks;
   for (const Fa4Bug& bug : kFa4Bugs) {

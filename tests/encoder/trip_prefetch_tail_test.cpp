@@ -359,13 +359,13 @@ TEST(TripPrefetchTail, LeftOutRefillWritesAreTakenOnlyWhereEachIndexIsWrittenOnc
 // bounded check and not proved.
 namespace trip_prefetch_tail_test {
 
-// Each broken form's proof explores 6 to 10 CPU s before it meets the race.
+// Each broken form's proof explores 4 to 9 CPU s before it meets the race.
 // The short form leaves two to the long form (label `slow`), each with a
 // kept neighbour that breaks the same argument the same way: `K % 4`
 // dropped (kept: weakened to `K % 2`, the tile lengths the assumptions
 // allow again not multiples of 4) and the wait moved after stage 3's loads
 // (kept: the corpus twin, the wait dropped, where the same load overwrites
-// the finish block). About 15 of the test's 35 CPU s (docs/ci.md, session 53 citests53).
+// the finish block). About 13 of the six proofs' 31 CPU s (docs/ci.md, session 53 citests53).
 void lcsfFinishAliasIsProvedAndItsBrokenFormsAreNotProved(bool all) {
   const std::string good = lcsfFile("gemm/sm90_tk_lcsf_finish_alias.cake");
   ASSERT_FALSE(good.empty());
