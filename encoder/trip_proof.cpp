@@ -18796,14 +18796,14 @@ std::optional<ir::Schedule> restartText(const ir::Schedule& s, RestartShape& sha
   shape = RestartShape::Plain;
   tail = false;
   if (form.ok) return s;
-  trip::RotatedRestart rot = trip::rotatedRestartForm(s);
+  trip::RestartReduction rot = trip::rotatedRestartForm(s);
   const bool lone_loops =
       std::all_of(s.bodies.begin(), s.bodies.end(), [](const ir::RoleBody& b) { return b.body.size() == 1; });
   if (rot.ok && lone_loops) {
     shape = RestartShape::Rotated;
-    return std::move(rot.rotated);
+    return std::move(rot.text);
   }
-  trip::HeadedRestart head = trip::headedRestartForm(s);
+  trip::RestartReduction head = trip::headedRestartForm(s);
   if (head.ok) {
     shape = RestartShape::Headed;
     tail = head.tail;
@@ -18816,13 +18816,17 @@ std::optional<ir::Schedule> restartText(const ir::Schedule& s, RestartShape& sha
 }
 
 // The schedule with the tile count fixed to `n` (an lm.assume fact and
-// every checked binding), for the one-tile and zero-tile proofs.
+// every checked binding), for the one-tile and zero-tile proofs. A checked
+// binding moved to `n` is kept only where `at_n` (the facts that read the
+// count, at `n`; nullptr: none) holds: the proof is built with bindings
+// its facts allow.
 ir::Schedule withTileCount(const ir::Schedule& s, const ir::ExprPtr& count, int64_t n, const std::vector<Binding>& checked,
-                           std::vector<Binding>& fixed) {
+                           const ir::ExprPtr& at_n, std::vector<Binding>& fixed) {
   ir::Schedule one = s;
   one.assumes.push_back({ir::build::eq(count, ir::build::lit(n)), {}});
   for (Binding b : checked) {
     b.params[count->index] = n;
+    if (at_n && !holdsAt(s, *at_n, b, false)) continue;
     const bool seen = std::any_of(fixed.begin(), fixed.end(), [&](const Binding& o) {
       return o.params == b.params && std::equal(o.block_idx, o.block_idx + 3, b.block_idx) &&
              std::equal(o.grid_dim, o.grid_dim + 3, b.grid_dim);
@@ -18862,6 +18866,24 @@ std::string zeroTileSystemClean(const ir::Schedule& s, ir::Target target, const 
   return "";
 }
 
+// The facts half of the reduction (trip_restart.h factsAtOneTile): "" where
+// every value of the other symbols that the facts allow with some N >= 1
+// they allow with N == 1 (`at_one`: the facts that read N, at 1; nullptr:
+// none), else why not.
+std::string factsAllowOneTile(const ir::Schedule& s, const ir::ExprPtr& count, const ir::ExprPtr& at_one,
+                              BvProver& prover) {
+  if (!at_one) return "";
+  const BvResult r = prover.prove(at_one, {ir::build::ge(count, ir::build::lit(1))});
+  if (r.kind == BvVerdict::Holds) return "";
+  const std::string& n = s.params[count->index].name;
+  if (r.kind == BvVerdict::Fails)
+    return fmt::format("the lm.assume facts allow {1} with {0} >= 1 but not with {0} == 1 (no one-tile run stands "
+                       "for its tiles)",
+                       n, r.model.toString(s));
+  return fmt::format("not shown that the lm.assume facts allow {0} == 1 wherever they allow {0} >= 1 ({1})", n,
+                     r.detail);
+}
+
 RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std::vector<Binding>& checked,
                              const TripProofOptions& opts, ProofBudget& budget) {
   RestartShape shape = RestartShape::Plain;
@@ -18871,20 +18893,24 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
   if (!text) return {false, why_not};
   const ir::ExprPtr& count = text->bodies.front().body.front().hi;
   if (count->kind != ir::ExprKind::Param) return {false, "the tile count is no parameter"};
-  // Every segment of a run is a one-tile run, whatever N the facts allow:
-  // a fact on N (N >= 2) would make the one-tile proof vacuous.
-  for (const ir::Assume& a : s.assumes)
-    if (a.cond && ir::readsSymbol(*a.cond, ir::ExprKind::Param, count->index))
-      return {false, fmt::format("an lm.assume fact reads the tile count (line {})", a.range.line)};
-  {
-    BvProver prover(s, solverLimits(opts, budget));
-    const std::string regs = trip::restartRegisters(
-        *text, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
-    if (!regs.empty()) return {false, regs};
-  }
+  // Every segment of a run is a run of the system with N == 1: nothing but
+  // the tile loops' bounds reads N, and the facts allow N == 1 with every
+  // value of the other symbols they allow with some N >= 1 (docs/z3.md
+  // "Session 53 (helper restart53)"; N >= 2 would make the one-tile proof
+  // vacuous).
+  if (auto why = trip::restartCountReads(s, count->index); !why.empty()) return {false, why};
+  BvProver prover(s, solverLimits(opts, budget));
+  const ir::ExprPtr at_one = trip::factsAtOneTile(s, count->index);
+  if (auto why = factsAllowOneTile(s, count, at_one, prover); !why.empty()) return {false, why};
+  const std::string regs =
+      trip::restartRegisters(*text, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+  if (!regs.empty()) return {false, regs};
   if (auto why = trip::restartReadBacks(*text); !why.empty()) return {false, why};
   std::vector<Binding> ones;
-  const ir::Schedule one = withTileCount(s, count, 1, checked, ones);
+  const ir::Schedule one = withTileCount(s, count, 1, checked, at_one, ones);
+  if (ones.empty())
+    return {false, "no checked binding moved to one tile is one the lm.assume facts allow (the one-tile proof is "
+                   "built with allowed bindings)"};
   trip::ReadMeets meets;
   TripProofOptions inner = opts;
   inner.build.cap_read_generations = false;
@@ -18898,9 +18924,14 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
   if (auto why = trip::lastReadRule(s, meets); !why.empty()) return {false, why};
   std::string zero;
   if (tail) {
-    if (auto why = zeroTileSystemClean(s, target, checked, count->index, opts, budget); !why.empty())
-      return {false, fmt::format("the zero-tile system ({} == 0): {}", n, why)};
-    zero = fmt::format("; {} <= 0 runs the code after the tile loop alone, explored", n);
+    // (the facts may keep N >= 1: then no run has no tile)
+    if (prover.prove(ir::build::ge(count, ir::build::lit(1))).kind == BvVerdict::Holds) {
+      zero = fmt::format("; the lm.assume facts keep {} >= 1", n);
+    } else {
+      if (auto why = zeroTileSystemClean(s, target, checked, count->index, opts, budget); !why.empty())
+        return {false, fmt::format("the zero-tile system ({} == 0): {}", n, why)};
+      zero = fmt::format("; {} <= 0 runs the code after the tile loop alone, explored", n);
+    }
   }
   if (shape == RestartShape::Headed)
     return {true, fmt::format("restart argument: the tile loop over {0} cut at its first top-level lm.sync into "

@@ -38,6 +38,33 @@ struct RestartForm {
   int barrier = -1;          // the named barrier of the cut
 };
 
+// A schedule reduced onto the restart form: Marlin's slice loop rotated at
+// its last lm.sync (trip_restart_rotate.h) or a tile loop with register and
+// global code before its cut and after the loop (trip_restart_head.h). Both
+// reductions give a text whose runs are not the schedule's; restartForm's
+// text conditions (C1-C3), restartRegisters and restartReadBacks are asked
+// of it, and the one-tile proof of the schedule as written stands for it
+// (docs/z3.md, the sections those headers name).
+struct RestartReduction {
+  bool ok = false;
+  std::string reason;  // why not, when !ok (for "proof: unknown (...)")
+  // every role's program `for t in lm.range(0, N): S ; ...`, the cut S first
+  // and nothing before or after the loop
+  ir::Schedule text;
+  RestartForm form;   // restartForm(text): the cut's barrier, N, the tile variable
+  bool tail = false;  // some role runs code after its tile loop (the headed form's Q; then the
+                      // zero-tile system runs code: proveByRestart proves it)
+};
+
+// A refusal of a restart check (RestartForm or RestartReduction) with its
+// reason.
+template <class Check>
+Check refusedRestart(std::string why) {
+  Check c;
+  c.reason = std::move(why);
+  return c;
+}
+
 // Whether every role's program is `for t in lm.range(0, N): lm.sync(bar) ;
 // T(t)` with nothing before or after the loop, and
 //  * C1 (the cut): the same N in every role (it reads no loop variable and
@@ -55,6 +82,31 @@ struct RestartForm {
 //    stage or iteration, a view index or slice, pending=, init=, ...).
 // The schedule's cluster must not be modelled (no cluster ops).
 RestartForm restartForm(const ir::Schedule& s);
+
+// The tile count N (a parameter) in the schedule as written: the one-tile
+// proof is of the schedule with N fixed to 1 (an lm.assume fact), so a
+// segment of an N-tile run is a run of that system only where nothing but
+// the tile loops' bounds reads N (C1 for the count, as C3 for the tile
+// variable): no guard, inner bound, slot, slice, view offset or shape, and
+// no code after the tile loop. A read in the global coordinates of a tensor
+// the model does not compare is allowed (it places no box the model
+// compares, as for the tile variable). "" when so, else why not (docs/z3.md
+// "Session 53 (helper restart53)").
+std::string restartCountReads(const ir::Schedule& s, int count);
+
+// The facts half of the same: the conjunction, over every lm.assume fact
+// that reads N, of the fact with N replaced by 1; nullptr where no fact
+// reads N. The one-tile proof covers the values `o` of the other symbols
+// for which the facts allow N = 1; a run of N >= 1 tiles with `o` is N
+// one-tile runs with `o`, so the reduction stands where the facts and
+// N >= 1 imply this conjunction (proveByRestart asks the prover): a lower
+// bound N >= c with c <= 1, an upper bound N <= u with u >= 1, a residue
+// N % m == 1 % m, N <= M, 64 * N <= K pass; N >= 2, N % 2 == 0, K == 64 * N
+// do not (docs/z3.md, the section above).
+ir::ExprPtr factsAtOneTile(const ir::Schedule& s, int count);
+
+// The name of role `role` of s ("a role" where it names none).
+std::string restartRoleName(const ir::Schedule& s, int role);
 
 // The register part of the restart argument (docs/z3.md "Registers at the
 // cut"). The register rules are decided while the system is built, over
