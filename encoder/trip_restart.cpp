@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "encoder/bv_prover.h"
 #include "encoder/sim_model.h"
 #include "encoder/system.h"
 #include "ir/expr_build.h"
@@ -231,14 +232,23 @@ std::string restartCountReads(const ir::Schedule& s, int count) {
   return "";
 }
 
-ir::ExprPtr factsAtOneTile(const ir::Schedule& s, int count) {
-  ir::ExprPtr all;
+OneTileFacts oneTileFacts(const ir::Schedule& s, int count, const std::function<bool(const ir::ExprPtr&)>& follows) {
+  OneTileFacts out;
   for (const ir::Assume& a : s.assumes) {
-    if (!a.cond || !ir::readsSymbol(*a.cond, ir::ExprKind::Param, count)) continue;
+    if (!a.cond || !ir::readsSymbol(*a.cond, ir::ExprKind::Param, count)) {
+      out.assumes.push_back(a);
+      continue;
+    }
     const ir::ExprPtr at_one = ir::substituteSymbol(a.cond, ir::ExprKind::Param, count, ir::build::lit(1));
-    all = all ? ir::makeExpr(ir::ExprKind::And, {all, at_one}) : at_one;
+    if (!follows(at_one)) {
+      out.dropped.push_back(a.range.line);
+      continue;
+    }
+    if (!hasFreeSymbols(*at_one)) continue;  // (true at N = 1: nothing to keep)
+    out.assumes.push_back({at_one, a.range});
+    out.at_one = out.at_one ? ir::makeExpr(ir::ExprKind::And, {out.at_one, at_one}) : at_one;
   }
-  return all;
+  return out;
 }
 
 namespace restart_read_backs {

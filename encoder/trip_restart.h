@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "ir/schedule.h"
 
@@ -94,16 +95,23 @@ RestartForm restartForm(const ir::Schedule& s);
 // "Session 53 (helper restart53)").
 std::string restartCountReads(const ir::Schedule& s, int count);
 
-// The facts half of the same: the conjunction, over every lm.assume fact
-// that reads N, of the fact with N replaced by 1; nullptr where no fact
-// reads N. The one-tile proof covers the values `o` of the other symbols
-// for which the facts allow N = 1; a run of N >= 1 tiles with `o` is N
-// one-tile runs with `o`, so the reduction stands where the facts and
-// N >= 1 imply this conjunction (proveByRestart asks the prover): a lower
-// bound N >= c with c <= 1, an upper bound N <= u with u >= 1, a residue
-// N % m == 1 % m, N <= M, 64 * N <= K pass; N >= 2, N % 2 == 0, K == 64 * N
-// do not (docs/z3.md, the section above).
-ir::ExprPtr factsAtOneTile(const ir::Schedule& s, int count);
+// The facts half of the same: the lm.assume facts of the one-tile proof
+// (docs/z3.md "Session 53 (helper restart53)"). A run of N >= 1 tiles with
+// the other symbols at `o` is N one-tile runs with `o`, so the one-tile
+// proof must cover every `o` that the schedule's facts allow with some
+// N >= 1. Its facts: every fact that does not read N as it is; of a fact
+// that reads N, its instance at N = 1 where `follows(instance)` (the
+// prover: the facts and N >= 1 imply it, so it drops no such `o`), and
+// nothing where not (dropping a fact only adds values to cover). So a lower
+// bound N >= c with c <= 1, an upper bound N <= u with u >= 1, N <= M or
+// 64 * N <= K keep their instance; N >= 2, N % 2 == 0 or K == 64 * N are
+// dropped, and the one-tile proof covers every K.
+struct OneTileFacts {
+  std::vector<ir::Assume> assumes;  // without N == 1, which the caller adds
+  ir::ExprPtr at_one;               // the conjunction of the instances kept (nullptr: none)
+  std::vector<int> dropped;         // the lines of the facts dropped
+};
+OneTileFacts oneTileFacts(const ir::Schedule& s, int count, const std::function<bool(const ir::ExprPtr&)>& follows);
 
 // The name of role `role` of s ("a role" where it names none).
 std::string restartRoleName(const ir::Schedule& s, int role);

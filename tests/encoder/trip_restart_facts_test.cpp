@@ -47,11 +47,6 @@ encoder::ModelCheckResult prove(const std::string& text, int64_t n_outer = 64, i
                                       cake::testing::testProofOptions());
 }
 
-void expectProved(const std::string& text, const std::string& what, int64_t n_outer = 64) {
-  const auto r = prove(text, n_outer);
-  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << what << ": " << r.detail;
-}
-
 // The bounded check meets it at (n_outer, n_k), and the proof (checked
 // there) does not say proved.
 void expectFoundNotProved(const std::string& text, int64_t n_outer, int64_t n_k, const std::string& what) {
@@ -85,19 +80,36 @@ std::vector<Twin> brokenTwins(const std::string& fact) {
 }
 
 
-// Facts that the implication keeps: a lower bound of at most 1 (the tail
-// store makes n_outer == 0 a run of the tail alone, which a lower bound of
-// 1 excludes), an upper bound of at least 1, a residue 1 has, a bound by
-// another parameter that n_outer >= 1 carries over. Each was "unknown"
-// before (the restart argument refused every fact that reads the count).
-TEST(TripRestartFacts, FactsThatKeepOneTileAreProved) {
+// A fact on the tile count and a binding it allows.
+struct Fact {
+  std::string text;
+  int64_t n_outer, n_k;
+};
+
+// Facts whose instance at n_outer == 1 follows from them and n_outer >= 1
+// (kept so in the one-tile proof): a lower bound of at most 1 (the store
+// after the tile loop makes n_outer == 0 a run of that store alone, which a
+// lower bound of 1 excludes), an upper bound of at least 1, a residue 1
+// has, bounds by another parameter that n_outer >= 1 carries over; and
+// facts whose instance does not follow (left out of it): n_outer >= 2 (kept
+// as written it would contradict n_outer == 1), an even or a fixed
+// n_outer, n_k tied to n_outer. Each was "unknown" before (the restart
+// argument refused every fact that reads the count).
+const std::vector<Fact> kFacts = {
+    {"n_outer >= 1", 2, 3},        {"n_outer > 0", 2, 3},      {"1 <= n_outer", 2, 3},
+    {"n_outer >= 1 and n_outer <= 4096", 2, 3},                {"n_outer % 2 == 1", 3, 3},
+    {"n_outer <= n_k", 2, 3},      {"64 * n_outer <= 64 * n_k", 2, 3},
+    {"n_outer >= 2", 2, 3},        {"n_outer % 2 == 0", 2, 3}, {"n_outer == 3", 3, 3},
+    {"n_k == n_outer + 2", 2, 4},
+};
+
+TEST(TripRestartFacts, CorrectScheduleIsProvedUnderFactsOnTheTileCount) {
   const std::string fixed = fixedText();
-  for (const std::string fact : {"n_outer >= 1", "n_outer > 0", "1 <= n_outer", "n_outer >= 1 and n_outer <= 4096",
-                                 "n_outer % 2 == 1", "n_outer <= n_k", "64 * n_outer <= 64 * n_k"}) {
-    const std::string text = withFact(fixed, fact);
-    for (int64_t n_outer : {1, 3})
-      EXPECT_FALSE(violatedAtTrips(text, n_outer, 3)) << fact << " " << n_outer;
-    expectProved(text, fact, 3);
+  for (const Fact& f : kFacts) {
+    const std::string text = withFact(fixed, f.text);
+    EXPECT_FALSE(violatedAtTrips(text, f.n_outer, f.n_k)) << f.text;
+    const auto r = prove(text, f.n_outer, f.n_k);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << f.text << ": " << r.detail;
   }
 }
 
@@ -109,46 +121,41 @@ TEST(TripRestartFacts, LowerBoundsBelowOneAreProvedWithoutATail) {
     const std::string text = withFact(in_tile, fact);
     EXPECT_FALSE(violatedAtTrips(text, 0, 3)) << fact;
     EXPECT_FALSE(violatedAtTrips(text, 2, 3)) << fact;
-    expectProved(text, fact);
+    const auto r = prove(text);
+    EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << fact << ": " << r.detail;
   }
 }
 
-// The broken twins under n_outer >= 1: met by the bounded check, never
+// The broken twins under each fact: met by the bounded check, never
 // proved.
-TEST(TripRestartFacts, BrokenTwinsUnderALowerBoundOfOneAreFoundNotProved) {
-  for (const Twin& t : brokenTwins("n_outer >= 1")) expectFoundNotProved(t.text, 2, 3, t.what);
+TEST(TripRestartFacts, BrokenTwinsUnderFactsOnTheTileCountAreFoundNotProved) {
+  for (const Fact& f : kFacts)
+    for (const Twin& t : brokenTwins(f.text)) expectFoundNotProved(t.text, f.n_outer, f.n_k, f.text + ": " + t.what);
 }
 
-// Facts under which some allowed run of N >= 1 tiles has no one-tile run
-// with the same other values: N >= 2 (then N == 1 contradicts the facts and
-// the one-tile proof is vacuous), an even N, N == 3, and K's trip count
-// tied to N. Each broken twin (broken in every run) must not be proved; the
-// correct schedule stays unproved (checked, not proved).
-TEST(TripRestartFacts, FactsThatExcludeOneTileAreRefused) {
-  struct Case {
-    std::string fact;
-    int64_t n_outer, n_k;  // a binding it allows
-  };
-  for (const Case& c : std::vector<Case>{{"n_outer >= 2", 2, 3}, {"n_outer % 2 == 0", 2, 3}, {"n_outer == 3", 3, 3},
-                                         {"n_k == n_outer + 2", 2, 4}}) {
-    for (const Twin& t : brokenTwins(c.fact)) expectFoundNotProved(t.text, c.n_outer, c.n_k, c.fact + ": " + t.what);
-    const std::string fixed = withFact(fixedText(), c.fact);
-    EXPECT_FALSE(violatedAtTrips(fixed, c.n_outer, c.n_k)) << c.fact;
-    const auto r = prove(fixed, c.n_outer, c.n_k);
-    EXPECT_NE(r.outcome, encoder::Outcome::Proved) << c.fact << ": " << r.engine;
-  }
+// A fact whose instance at n_outer == 1 does not follow must not be taken
+// at 1: under n_k == n_outer + 2 the one-tile proof would then cover n_k ==
+// 3 alone, while a run of two tiles runs n_k == 4. A K loop whose barrier
+// is skipped in iteration 2 (so broken from n_k == 4, in one tile) is
+// clean at (1, 3).
+TEST(TripRestartFacts, AFactThatDoesNotFollowAtOneTileIsLeftOut) {
+  const std::string text =
+      replace(withFact(fixedText(), "n_k == n_outer + 2"), kLoopSync,
+              "                lm.copy(x, sa[0])\n                if k != 2:\n                    lm.sync(block)\n");
+  EXPECT_FALSE(violatedAtTrips(text, 1, 3));
+  expectFoundNotProved(text, 2, 4, "the K loop's barrier skipped in iteration 2");
 }
 
 // The tile count read in the tile (a guard): the one-tile system, built
-// with N == 1, takes the other branch from the tiles of a larger N. Here a
-// write of sa[0] without a barrier after the epilogue's read, for
-// n_outer > 100000 only (beyond what the bounded check unrolls).
+// with N == 1, takes the other branch from the tiles of a larger N. Here
+// the K loop's barrier between the read and the write of sa[0] is skipped
+// from n_outer == 100000 on (beyond what the bounded check unrolls), or
+// from 2 on.
 TEST(TripRestartFacts, TheTileCountReadInTheTileIsRefused) {
-  const std::string late = replace(
-      fixedText(), kEpilogue,
-      "            lm.sync(block)\n            lm.copy(x, sa[0])\n            if n_outer > 100000:\n"
-      "                lm.copy(sa[0][16 * w:16 * w + 16, :], ra)\n        lm.copy(C");
-  const std::string early = replace(late, "if n_outer > 100000:", "if n_outer > 1:");
+  const std::string late = replace(fixedText(), kLoopSync,
+                                   "                lm.copy(x, sa[0])\n                if n_outer < 100000:\n"
+                                   "                    lm.sync(block)\n");
+  const std::string early = replace(late, "if n_outer < 100000:", "if n_outer < 2:");
   EXPECT_FALSE(violatedAtTrips(early, 1, 3));
   EXPECT_TRUE(violatedAtTrips(early, 2, 3));
   for (const std::string& text : {late, early, withFact(late, "n_outer >= 1")}) {
