@@ -46,6 +46,13 @@ encoder::ModelCheckResult prove(const std::string& text, int64_t n_outer = 64, i
   return encoder::proveEveryTripCount(s, s.target, {cake::testing::bind(s, {{"n_outer", n_outer}, {"n_k", n_k}})},
                                       cake::testing::testProofOptions());
 }
+// The same, checked at several (n_outer, n_k).
+encoder::ModelCheckResult proveCheckedAt(const std::string& text, const std::vector<std::pair<int64_t, int64_t>>& at) {
+  const ir::Schedule s = compile(text).schedules.at(0);
+  std::vector<encoder::Binding> checked;
+  for (const auto& [n_outer, n_k] : at) checked.push_back(cake::testing::bind(s, {{"n_outer", n_outer}, {"n_k", n_k}}));
+  return encoder::proveEveryTripCount(s, s.target, checked, cake::testing::testProofOptions());
+}
 
 // The bounded check meets it at (n_outer, n_k), and the proof (checked
 // there) does not say proved.
@@ -144,6 +151,9 @@ TEST(TripRestartFacts, AFactThatDoesNotFollowAtOneTileIsLeftOut) {
               "                lm.copy(x, sa[0])\n                if k != 2:\n                    lm.sync(block)\n");
   EXPECT_FALSE(violatedAtTrips(text, 1, 3));
   expectFoundNotProved(text, 2, 4, "the K loop's barrier skipped in iteration 2");
+  // checked at a binding with one tile too (which the instance n_k == 3 allows)
+  const auto r = proveCheckedAt(text, {{1, 3}, {2, 4}});
+  EXPECT_NE(r.outcome, encoder::Outcome::Proved) << r.engine;
 }
 
 // The tile count read in the tile (a guard): the one-tile system, built
