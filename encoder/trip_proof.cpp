@@ -18796,14 +18796,14 @@ std::optional<ir::Schedule> restartText(const ir::Schedule& s, RestartShape& sha
   shape = RestartShape::Plain;
   tail = false;
   if (form.ok) return s;
-  trip::RotatedRestart rot = trip::rotatedRestartForm(s);
+  trip::RestartReduction rot = trip::rotatedRestartForm(s);
   const bool lone_loops =
       std::all_of(s.bodies.begin(), s.bodies.end(), [](const ir::RoleBody& b) { return b.body.size() == 1; });
   if (rot.ok && lone_loops) {
     shape = RestartShape::Rotated;
-    return std::move(rot.rotated);
+    return std::move(rot.text);
   }
-  trip::HeadedRestart head = trip::headedRestartForm(s);
+  trip::RestartReduction head = trip::headedRestartForm(s);
   if (head.ok) {
     shape = RestartShape::Headed;
     tail = head.tail;
@@ -18815,14 +18815,19 @@ std::optional<ir::Schedule> restartText(const ir::Schedule& s, RestartShape& sha
   return std::nullopt;
 }
 
-// The schedule with the tile count fixed to `n` (an lm.assume fact and
-// every checked binding), for the one-tile and zero-tile proofs.
-ir::Schedule withTileCount(const ir::Schedule& s, const ir::ExprPtr& count, int64_t n, const std::vector<Binding>& checked,
-                           std::vector<Binding>& fixed) {
+// The one-tile schedule: the tile count fixed to 1 (an lm.assume fact and
+// every checked binding), its other facts `facts` (trip_restart.h
+// oneTileFacts). A checked binding moved to one tile is kept only where the
+// instances kept at N = 1 hold: the proof is built with bindings its facts
+// allow.
+ir::Schedule withOneTile(const ir::Schedule& s, const ir::ExprPtr& count, const trip::OneTileFacts& facts,
+                         const std::vector<Binding>& checked, std::vector<Binding>& fixed) {
   ir::Schedule one = s;
-  one.assumes.push_back({ir::build::eq(count, ir::build::lit(n)), {}});
+  one.assumes = facts.assumes;
+  one.assumes.push_back({ir::build::eq(count, ir::build::lit(1)), {}});
   for (Binding b : checked) {
-    b.params[count->index] = n;
+    b.params[count->index] = 1;
+    if (facts.at_one && !holdsAt(s, *facts.at_one, b, false)) continue;
     const bool seen = std::any_of(fixed.begin(), fixed.end(), [&](const Binding& o) {
       return o.params == b.params && std::equal(o.block_idx, o.block_idx + 3, b.block_idx) &&
              std::equal(o.grid_dim, o.grid_dim + 3, b.grid_dim);
@@ -18871,20 +18876,27 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
   if (!text) return {false, why_not};
   const ir::ExprPtr& count = text->bodies.front().body.front().hi;
   if (count->kind != ir::ExprKind::Param) return {false, "the tile count is no parameter"};
-  // Every segment of a run is a one-tile run, whatever N the facts allow:
-  // a fact on N (N >= 2) would make the one-tile proof vacuous.
-  for (const ir::Assume& a : s.assumes)
-    if (a.cond && ir::readsSymbol(*a.cond, ir::ExprKind::Param, count->index))
-      return {false, fmt::format("an lm.assume fact reads the tile count (line {})", a.range.line)};
-  {
-    BvProver prover(s, solverLimits(opts, budget));
-    const std::string regs = trip::restartRegisters(
-        *text, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
-    if (!regs.empty()) return {false, regs};
-  }
+  // Every segment of a run is a run of the system with N == 1 and the same
+  // other values: nothing but the tile loops' bounds reads N, and the
+  // one-tile proof's facts allow every value of the other symbols that the
+  // schedule's facts allow with some N >= 1 (docs/z3.md "Session 53 (helper
+  // restart53)": a fact on N is taken at N == 1 where that follows, left
+  // out where not; kept as written, N >= 2 would make the one-tile proof
+  // vacuous).
+  if (auto why = trip::restartCountReads(s, count->index); !why.empty()) return {false, why};
+  BvProver prover(s, solverLimits(opts, budget));
+  const ir::ExprPtr some_tile = ir::build::ge(count, ir::build::lit(1));
+  const trip::OneTileFacts facts = trip::oneTileFacts(
+      s, count->index, [&](const ir::ExprPtr& at_one) { return prover.prove(at_one, {some_tile}).kind == BvVerdict::Holds; });
+  const std::string regs =
+      trip::restartRegisters(*text, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == BvVerdict::Holds; });
+  if (!regs.empty()) return {false, regs};
   if (auto why = trip::restartReadBacks(*text); !why.empty()) return {false, why};
   std::vector<Binding> ones;
-  const ir::Schedule one = withTileCount(s, count, 1, checked, ones);
+  const ir::Schedule one = withOneTile(s, count, facts, checked, ones);
+  if (ones.empty())
+    return {false, "no checked binding moved to one tile is one the lm.assume facts allow (the one-tile proof is "
+                   "built with allowed bindings)"};
   trip::ReadMeets meets;
   TripProofOptions inner = opts;
   inner.build.cap_read_generations = false;
@@ -18896,28 +18908,37 @@ RestartAnswer proveByRestart(const ir::Schedule& s, ir::Target target, const std
                                r.outcome == Outcome::Violation ? "meets " + r.violations.front().rule : r.detail)};
   if (meets.explorations == 0) return {false, "the one-tile proof explored nothing that records the writers reads meet"};
   if (auto why = trip::lastReadRule(s, meets); !why.empty()) return {false, why};
-  std::string zero;
+  std::string notes;  // facts left out, the zero-tile system
+  if (!facts.dropped.empty())
+    notes = fmt::format("; the lm.assume facts at line {} read {} and do not follow at {} == 1: the one-tile proof "
+                       "left them out",
+                       fmt::join(facts.dropped, ", "), n, n);
   if (tail) {
-    if (auto why = zeroTileSystemClean(s, target, checked, count->index, opts, budget); !why.empty())
-      return {false, fmt::format("the zero-tile system ({} == 0): {}", n, why)};
-    zero = fmt::format("; {} <= 0 runs the code after the tile loop alone, explored", n);
+    // (the facts may keep N >= 1: then no run has no tile)
+    if (prover.prove(some_tile).kind == BvVerdict::Holds) {
+      notes += fmt::format("; the lm.assume facts keep {} >= 1", n);
+    } else {
+      if (auto why = zeroTileSystemClean(s, target, checked, count->index, opts, budget); !why.empty())
+        return {false, fmt::format("the zero-tile system ({} == 0): {}", n, why)};
+      notes += fmt::format("; {} <= 0 runs the code after the tile loop alone, explored", n);
+    }
   }
   if (shape == RestartShape::Headed)
     return {true, fmt::format("restart argument: the tile loop over {0} cut at its first top-level lm.sync into "
                               "one-tile runs, the register and global code before the cut and after the loop "
                               "outside every segment's shared state (the last read of each index meets every writer "
                               "its reads meet); for {0} == 1 without the read caps: {1}{2}",
-                              n, r.engine, zero)};
+                              n, r.engine, notes)};
   if (shape == RestartShape::Rotated)
     return {true, fmt::format("restart argument: the slice loop over {0} cut at its last top-level lm.sync into "
                               "one-slice runs, rotated ({0} <= 0 runs no op; after the cut only registers and global "
                               "memory; the last read of each index meets every writer its reads meet); for {0} == 1 "
-                              "without the read caps: {1}",
-                              n, r.engine)};
+                              "without the read caps: {1}{2}",
+                              n, r.engine, notes)};
   return {true, fmt::format("restart argument: the tile loop over {0} cut at its first lm.sync into one-tile runs "
                             "({0} <= 0 runs no op; the last read of each index meets every writer its reads meet); "
-                            "for {0} == 1 without the read caps: {1}",
-                            n, r.engine)};
+                            "for {0} == 1 without the read caps: {1}{2}",
+                            n, r.engine, notes)};
 }
 
 // ======================================== the block index as a parameter

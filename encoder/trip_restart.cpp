@@ -9,9 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "encoder/bv_prover.h"
 #include "encoder/sim_model.h"
 #include "encoder/system.h"
 #include "ir/expr_build.h"
+#include "ir/expr_canon.h"
+#include "ir/expr_fields.h"
 #include "ir/ops.h"
 
 namespace cake::encoder::trip {
@@ -20,22 +23,29 @@ namespace restart_form {
 using ir::OpKind;
 using ir::Stmt;
 
-bool reads(const ir::ExprPtr& e, int var) { return e && ir::dependsOnLoopVar(*e, var); }
+// A loop variable (the tile variable, C3) or a parameter (the tile count)
+// whose reads the restart form limits.
+struct Symbol {
+  ir::ExprKind kind;
+  int index;
+};
 
-bool refReads(const ir::BufferRef& r, int var) {
+bool reads(const ir::ExprPtr& e, Symbol var) { return e && ir::readsSymbol(*e, var.kind, var.index); }
+
+bool refReads(const ir::BufferRef& r, Symbol var) {
   if (reads(r.slot, var) || reads(r.scalar, var)) return true;
   for (const ir::Slice& sl : r.slices)
     if (reads(sl.lo, var) || reads(sl.hi, var)) return true;
   return false;
 }
 
-// Whether op reads the tile variable anywhere but the global coordinates
+// Whether op reads `var` (the tile variable) anywhere but the global coordinates
 // of a copy to or from a tensor parameter whose accesses the model does not
 // compare (`compared`: encoder::readAndWrittenTensors; those coordinates
 // place boxes that may race, docs/semantics.md "Global memory", so they
 // count like any operand: C3 of docs/z3.md "An outer loop that restarts
 // the ring").
-bool opReads(const ir::Op& op, int var, const std::set<int>& compared) {
+bool opReads(const ir::Op& op, Symbol var, const std::set<int>& compared) {
   if (refReads(op.dst, var) || refReads(op.src, var) || refReads(op.src2, var)) return true;
   for (const ir::ExprPtr* e : {&op.sel.index, &op.sel.phase, &op.bytes, &op.count, &op.pending, &op.init,
                                &op.fill_value, &op.base, &op.multicast, &op.cta})
@@ -52,7 +62,7 @@ bool opReads(const ir::Op& op, int var, const std::set<int>& compared) {
 
 // The first statement (depth first) that reads var outside global
 // coordinates, or nullptr.
-const Stmt* readOf(const ir::Block& b, int var, const std::set<int>& compared) {
+const Stmt* readOf(const ir::Block& b, Symbol var, const std::set<int>& compared) {
   for (const Stmt& st : b) {
     if (st.kind == Stmt::Kind::Op) {
       if (opReads(st.op, var, compared)) return &st;
@@ -123,11 +133,7 @@ std::string emptyRegsLoop(const ir::Block& b, const std::function<bool(const ir:
   return "";
 }
 
-RestartForm refuse(std::string why) {
-  RestartForm f;
-  f.reason = std::move(why);
-  return f;
-}
+constexpr auto refuse = &refusedRestart<RestartForm>;
 
 }  // namespace restart_form
 
@@ -167,7 +173,7 @@ RestartForm restartForm(const ir::Schedule& s) {
     if (f.barrier >= 0 && bar != f.barrier) return refuse(fmt::format("{}'s tile starts with another barrier", role));
     f.barrier = bar;
     if (f.tile_var < 0) f.tile_var = loop.loop_var;  // the first role's (each body is checked with its own)
-    if (const Stmt* r = readOf(loop.body, loop.loop_var, readAndWrittenTensors(s)))
+    if (const Stmt* r = readOf(loop.body, {ir::ExprKind::LoopVar, loop.loop_var}, readAndWrittenTensors(s)))
       return refuse(fmt::format("{} reads its tile variable outside global coordinates (line {})", role,
                                 r->range.line));
     // C2: the last statement that issues or commits cp.async is followed by
@@ -194,6 +200,55 @@ RestartForm restartForm(const ir::Schedule& s) {
       return refuse(fmt::format("{} is no participant of the cut's barrier", s.roles[r].name));
   f.ok = true;
   return f;
+}
+
+std::string restartRoleName(const ir::Schedule& s, int role) {
+  return role >= 0 && role < static_cast<int>(s.roles.size()) ? s.roles[role].name : std::string("a role");
+}
+
+std::string restartCountReads(const ir::Schedule& s, int count) {
+  using namespace restart_form;
+  const Symbol n{ir::ExprKind::Param, count};
+  const std::string& name = s.params[count].name;
+  // the declarations (pools, views, tensor memory, registers): every field
+  ir::Schedule decls = s;
+  decls.bodies.clear();
+  bool in_decls = false;
+  ir::forEachExprField(decls, [&](const ir::ExprPtr& e) { in_decls = in_decls || reads(e, n); });
+  if (in_decls) return fmt::format("a declaration reads the tile count {}", name);
+  const std::set<int> compared = readAndWrittenTensors(s);
+  for (const ir::RoleBody& body : s.bodies)
+    for (size_t i = 0; i < body.body.size(); ++i) {
+      const Stmt& st = body.body[i];
+      // the tile loop (the first statement) may read it in its bound
+      const bool tile_loop = i == 0 && st.kind == Stmt::Kind::For;
+      const Stmt* r = !tile_loop                           ? readOf(ir::Block{st}, n, compared)
+                      : reads(st.lo, n) || reads(st.step, n) ? &st
+                                                             : readOf(st.body, n, compared);
+      if (r)
+        return fmt::format("{} reads the tile count {} outside its tile loop's bound and global coordinates (line {})",
+                           restartRoleName(s, body.role), name, r->range.line);
+    }
+  return "";
+}
+
+OneTileFacts oneTileFacts(const ir::Schedule& s, int count, const std::function<bool(const ir::ExprPtr&)>& follows) {
+  OneTileFacts out;
+  for (const ir::Assume& a : s.assumes) {
+    if (!a.cond || !ir::readsSymbol(*a.cond, ir::ExprKind::Param, count)) {
+      out.assumes.push_back(a);
+      continue;
+    }
+    const ir::ExprPtr at_one = ir::substituteSymbol(a.cond, ir::ExprKind::Param, count, ir::build::lit(1));
+    if (!follows(at_one)) {
+      out.dropped.push_back(a.range.line);
+      continue;
+    }
+    if (!hasFreeSymbols(*at_one)) continue;  // (true at N = 1: nothing to keep)
+    out.assumes.push_back({at_one, a.range});
+    out.at_one = out.at_one ? ir::makeExpr(ir::ExprKind::And, {out.at_one, at_one}) : at_one;
+  }
+  return out;
 }
 
 namespace restart_read_backs {
@@ -431,9 +486,7 @@ std::string restartReadBacks(const ir::Schedule& s) {
       for (const ir::BufferRef* r : {&op.src, &op.src2})
         if (r->kind == ir::BufferRef::Kind::View) read.insert(r->index);
     });
-    const std::string role = body.role >= 0 && body.role < static_cast<int>(s.roles.size())
-                                 ? s.roles[body.role].name
-                                 : std::string("a role");
+    const std::string role = restartRoleName(s, body.role);
     const int instances = body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].instanceCount() : 1;
     for (int v : written)
       if (read.count(v))

@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "ir/schedule.h"
 
@@ -38,6 +39,33 @@ struct RestartForm {
   int barrier = -1;          // the named barrier of the cut
 };
 
+// A schedule reduced onto the restart form: Marlin's slice loop rotated at
+// its last lm.sync (trip_restart_rotate.h) or a tile loop with register and
+// global code before its cut and after the loop (trip_restart_head.h). Both
+// reductions give a text whose runs are not the schedule's; restartForm's
+// text conditions (C1-C3), restartRegisters and restartReadBacks are asked
+// of it, and the one-tile proof of the schedule as written stands for it
+// (docs/z3.md, the sections those headers name).
+struct RestartReduction {
+  bool ok = false;
+  std::string reason;  // why not, when !ok (for "proof: unknown (...)")
+  // every role's program `for t in lm.range(0, N): S ; ...`, the cut S first
+  // and nothing before or after the loop
+  ir::Schedule text;
+  RestartForm form;   // restartForm(text): the cut's barrier, N, the tile variable
+  bool tail = false;  // some role runs code after its tile loop (the headed form's Q; then the
+                      // zero-tile system runs code: proveByRestart proves it)
+};
+
+// A refusal of a restart check (RestartForm or RestartReduction) with its
+// reason.
+template <class Check>
+Check refusedRestart(std::string why) {
+  Check c;
+  c.reason = std::move(why);
+  return c;
+}
+
 // Whether every role's program is `for t in lm.range(0, N): lm.sync(bar) ;
 // T(t)` with nothing before or after the loop, and
 //  * C1 (the cut): the same N in every role (it reads no loop variable and
@@ -55,6 +83,38 @@ struct RestartForm {
 //    stage or iteration, a view index or slice, pending=, init=, ...).
 // The schedule's cluster must not be modelled (no cluster ops).
 RestartForm restartForm(const ir::Schedule& s);
+
+// The tile count N (a parameter) in the schedule as written: the one-tile
+// proof is of the schedule with N fixed to 1 (an lm.assume fact), so a
+// segment of an N-tile run is a run of that system only where nothing but
+// the tile loops' bounds reads N (C1 for the count, as C3 for the tile
+// variable): no guard, inner bound, slot, slice, view offset or shape, and
+// no code after the tile loop. A read in the global coordinates of a tensor
+// the model does not compare is allowed (it places no box the model
+// compares, as for the tile variable). "" when so, else why not (docs/z3.md
+// "Session 53 (helper restart53)").
+std::string restartCountReads(const ir::Schedule& s, int count);
+
+// The facts half of the same: the lm.assume facts of the one-tile proof
+// (docs/z3.md "Session 53 (helper restart53)"). A run of N >= 1 tiles with
+// the other symbols at `o` is N one-tile runs with `o`, so the one-tile
+// proof must cover every `o` that the schedule's facts allow with some
+// N >= 1. Its facts: every fact that does not read N as it is; of a fact
+// that reads N, its instance at N = 1 where `follows(instance)` (the
+// prover: the facts and N >= 1 imply it, so it drops no such `o`), and
+// nothing where not (dropping a fact only adds values to cover). So a lower
+// bound N >= c with c <= 1, an upper bound N <= u with u >= 1, N <= M or
+// 64 * N <= K keep their instance; N >= 2, N % 2 == 0 or K == 64 * N are
+// dropped, and the one-tile proof covers every K.
+struct OneTileFacts {
+  std::vector<ir::Assume> assumes;  // without N == 1, which the caller adds
+  ir::ExprPtr at_one;               // the conjunction of the instances kept (nullptr: none)
+  std::vector<int> dropped;         // the lines of the facts dropped
+};
+OneTileFacts oneTileFacts(const ir::Schedule& s, int count, const std::function<bool(const ir::ExprPtr&)>& follows);
+
+// The name of role `role` of s ("a role" where it names none).
+std::string restartRoleName(const ir::Schedule& s, int role);
 
 // The register part of the restart argument (docs/z3.md "Registers at the
 // cut"). The register rules are decided while the system is built, over

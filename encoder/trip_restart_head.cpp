@@ -14,11 +14,7 @@ using ir::Stmt;
 
 bool isSync(const Stmt& st) { return st.kind == Stmt::Kind::Op && st.op.kind == ir::OpKind::Sync; }
 
-HeadedRestart refuse(std::string why) {
-  HeadedRestart r;
-  r.reason = std::move(why);
-  return r;
-}
+constexpr auto refuse = &refusedRestart<RestartReduction>;
 
 // "" when `code` (P or Q of a role) may stand outside the cut: register and
 // global-memory ops only, none on a tensor the model compares.
@@ -33,15 +29,14 @@ std::string outsideTheCut(const ir::Schedule& s, const ir::Block& code, const st
 
 }  // namespace restart_head
 
-HeadedRestart headedRestartForm(const ir::Schedule& s) {
+RestartReduction headedRestartForm(const ir::Schedule& s) {
   using namespace restart_head;
   const std::set<int> compared = readAndWrittenTensors(s);
-  HeadedRestart out;
+  RestartReduction out;
   out.text = s;
   bool any_head = false;
   for (ir::RoleBody& body : out.text.bodies) {
-    const std::string role =
-        body.role >= 0 && body.role < static_cast<int>(s.roles.size()) ? s.roles[body.role].name : std::string("a role");
+    const std::string role = restartRoleName(s, body.role);
     if (body.body.empty() || body.body.front().kind != Stmt::Kind::For)
       return refuse(fmt::format("{} runs something before its tile loop, or has none", role));
     const ir::Block tail(body.body.begin() + 1, body.body.end());

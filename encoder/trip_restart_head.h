@@ -18,18 +18,6 @@
 
 namespace cake::encoder::trip {
 
-struct HeadedRestart {
-  bool ok = false;
-  std::string reason;  // why not, when !ok
-  // The text the restart conditions are asked of: every role's program `for
-  // t in lm.range(0, N): S ; P(t) ; B(t)` (Q dropped). Its runs are not the
-  // schedule's; restartForm's text conditions (C1-C3), restartRegisters and
-  // restartReadBacks are asked of it.
-  ir::Schedule text;
-  RestartForm form;
-  bool tail = false;  // some role runs Q (then the zero-tile system runs code: proveByRestart proves it)
-};
-
 // Whether every role's program is its tile loop followed by Q, nothing
 // before the loop; P (the tile body before its first top-level lm.sync) and
 // Q hold only copies, fills and unary / binary / reduction ops on registers,
@@ -45,6 +33,9 @@ struct HeadedRestart {
 // commutes) and arrivals at S(t + 1) (which the plain form's segments hold
 // too). Q follows the last tile in program order and reads register state
 // that every tile leaves alike.
-HeadedRestart headedRestartForm(const ir::Schedule& s);
+// On success the reduction's text is every role's program `for t in
+// lm.range(0, N): S ; P(t) ; B(t)` (Q dropped), its form restartForm of it,
+// and `tail` says some role runs Q.
+RestartReduction headedRestartForm(const ir::Schedule& s);
 
 }  // namespace cake::encoder::trip

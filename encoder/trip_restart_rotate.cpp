@@ -41,10 +41,6 @@ struct Split {
   const Stmt* cut = nullptr;  // S
 };
 
-std::string roleName(const ir::Schedule& s, int role) {
-  return role >= 0 && role < static_cast<int>(s.roles.size()) ? s.roles[role].name : std::string("a role");
-}
-
 std::optional<Split> split(const ir::RoleBody& body, std::string& why, const std::string& role) {
   if (body.body.empty() || body.body.back().kind != Stmt::Kind::For) {
     why = fmt::format("{} runs something after its slice loop, or has none", role);
@@ -131,11 +127,7 @@ std::string tailTensorAlsoBefore(const ir::Schedule& s, const std::vector<Split>
   return "";
 }
 
-RotatedRestart refuse(std::string why) {
-  RotatedRestart r;
-  r.reason = std::move(why);
-  return r;
-}
+constexpr auto refuse = &refusedRestart<RestartReduction>;
 
 }  // namespace restart_rotate
 
@@ -170,12 +162,12 @@ std::string registersAndGlobalOnly(const ir::Schedule& s, const ir::Block& tail)
   return "";
 }
 
-RotatedRestart rotatedRestartForm(const ir::Schedule& s) {
+RestartReduction rotatedRestartForm(const ir::Schedule& s) {
   using namespace restart_rotate;
   std::vector<Split> splits;
   bool any_pre = false, every_pre = true;
   for (const ir::RoleBody& body : s.bodies) {
-    const std::string role = roleName(s, body.role);
+    const std::string role = restartRoleName(s, body.role);
     std::string why;
     auto sp = split(body, why, role);
     if (!sp) return refuse(why);
@@ -191,9 +183,9 @@ RotatedRestart rotatedRestartForm(const ir::Schedule& s) {
     return refuse(fmt::format("the global tensor {} is touched after the cut and before it (the next slice's ops "
                               "could meet the tail's)",
                               t));
-  RotatedRestart out;
-  out.rotated = withSliceBodies(s, splits, rotatedBody);
-  out.form = restartForm(out.rotated);
+  RestartReduction out;
+  out.text = withSliceBodies(s, splits, rotatedBody);
+  out.form = restartForm(out.text);
   if (!out.form.ok) return refuse("rotated to the cut first: " + out.form.reason);
   if (any_pre) {
     const RestartForm pre = restartForm(withSliceBodies(s, splits, preAsTile));

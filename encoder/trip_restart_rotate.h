@@ -18,17 +18,6 @@
 
 namespace cake::encoder::trip {
 
-struct RotatedRestart {
-  bool ok = false;
-  std::string reason;  // why not, when !ok
-  // The rotated text: every role's program `for s in lm.range(0, N): S ;
-  // H(s) ; T(s)` (pre dropped; it is checked on its own). Its runs are not
-  // the schedule's runs; it exists so that restartForm's text conditions
-  // (C1-C3) and restartRegisters can be asked of the slice body.
-  ir::Schedule rotated;
-  RestartForm form;  // restartForm(rotated) (the cut's barrier, N, the slice variable)
-};
-
 // Whether the schedule has Marlin's shape and meets the restart form's
 // text conditions once rotated:
 //  * every role's program is `pre ; for s in lm.range(0, N): body`, nothing
@@ -65,7 +54,10 @@ struct RotatedRestart {
 // generation takes one arrival of every participant), which equates pre +
 // H per process, not H alone; with pre's count fixed at one, every slice's
 // S is one generation in every process (TripRestartRotate's pairing form).
-RotatedRestart rotatedRestartForm(const ir::Schedule& s);
+// On success the reduction's text is the rotated one: every role's
+// program `for s in lm.range(0, N): S ; H(s) ; T(s)` (pre dropped; it is
+// checked on its own), its form restartForm of it, `tail` false.
+RestartReduction rotatedRestartForm(const ir::Schedule& s);
 
 // T's condition alone for one role's statements: "" when every statement
 // touches only registers and global memory under instance-only guards,

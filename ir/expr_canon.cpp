@@ -262,11 +262,15 @@ ExprPtr renameLoopVars(const ExprPtr& e, const LoopVarRename& rename) {
   return out;
 }
 
-ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
-  if (!e || !dependsOnLoopVar(*e, var)) return e;
-  if (e->kind == ExprKind::LoopVar) return with;
+ExprPtr substituteSymbol(const ExprPtr& e, ExprKind kind, int index, const ExprPtr& with) {
+  if (!e || !readsSymbol(*e, kind, index)) return e;
+  if (e->kind == kind && e->index == index) return with;
   auto out = std::make_shared<Expr>(*e);
-  for (ExprPtr& a : out->args) a = substituteLoopVar(a, var, with);
+  for (ExprPtr& a : out->args) a = substituteSymbol(a, kind, index, with);
   return out;
+}
+
+ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with) {
+  return substituteSymbol(e, ExprKind::LoopVar, var, with);
 }
 }  // namespace cake::ir

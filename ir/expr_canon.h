@@ -57,4 +57,7 @@ namespace cake::ir {
 ExprPtr renameLoopVars(const ExprPtr& e, const LoopVarRename& rename);
 // `e` with loop variable `var` replaced by `with`.
 ExprPtr substituteLoopVar(const ExprPtr& e, int var, const ExprPtr& with);
+// `e` with every symbol of this kind and index (a parameter, a loop
+// variable) replaced by `with`; nodes that read none are shared.
+ExprPtr substituteSymbol(const ExprPtr& e, ExprKind kind, int index, const ExprPtr& with);
 }  // namespace cake::ir

@@ -109,7 +109,7 @@ std::string marlinSlicesReadBacks(const std::string& text) {
   if (m.schedules.empty()) return "no schedule";
   const auto rot = encoder::trip::rotatedRestartForm(m.schedules[0]);
   if (!rot.ok) return "not rotated: " + rot.reason;
-  return encoder::trip::restartReadBacks(rot.rotated);
+  return encoder::trip::restartReadBacks(rot.text);
 }
 
 struct MarlinSlicesBroken {

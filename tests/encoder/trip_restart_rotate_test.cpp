@@ -35,20 +35,20 @@ namespace trip_restart_rotate_test {
 
 const char* kMarlinFixed = "corpus/bugs/sync.race/vllm_marlin_block_reduce_scratch_aliases_a_stages_fixed.cake";
 
-encoder::trip::RotatedRestart rotatedOf(const std::string& text) {
+encoder::trip::RestartReduction rotatedOf(const std::string& text) {
   const ir::Module m = compile(text);
   if (m.schedules.empty()) {
-    encoder::trip::RotatedRestart r;
+    encoder::trip::RestartReduction r;
     r.reason = "no schedule";
     return r;
   }
   return encoder::trip::rotatedRestartForm(m.schedules[0]);
 }
 
-std::string registersOfRotated(const encoder::trip::RotatedRestart& r) {
-  encoder::BvProver prover(r.rotated);
+std::string registersOfRotated(const encoder::trip::RestartReduction& r) {
+  encoder::BvProver prover(r.text);
   return encoder::trip::restartRegisters(
-      r.rotated, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == encoder::BvVerdict::Holds; });
+      r.text, [&](const ir::ExprPtr& g) { return prover.prove(g).kind == encoder::BvVerdict::Holds; });
 }
 
 bool violatedWith(const std::string& text, std::initializer_list<std::pair<std::string, int64_t>> values) {
@@ -180,10 +180,10 @@ TEST(TripRestartRotate, MarlinFixHasTheRotatedRestartForm) {
   EXPECT_EQ(registersOfRotated(r), "");
   // warp 1's read-back of red[0] under `if w == 1:` (read, then written
   // once per slice) is in the per-instance form since helper marlin5
-  EXPECT_EQ(encoder::trip::restartReadBacks(r.rotated), "") << encoder::trip::restartReadBacks(r.rotated);
+  EXPECT_EQ(encoder::trip::restartReadBacks(r.text), "") << encoder::trip::restartReadBacks(r.text);
   // the rotated text starts every slice with the cut (restartForm's shape)
-  ASSERT_EQ(r.rotated.bodies.size(), 1u);
-  const ir::Stmt& loop = r.rotated.bodies[0].body.at(0);
+  ASSERT_EQ(r.text.bodies.size(), 1u);
+  const ir::Stmt& loop = r.text.bodies[0].body.at(0);
   ASSERT_EQ(loop.kind, ir::Stmt::Kind::For);
   EXPECT_EQ(loop.body.at(0).op.kind, ir::OpKind::Sync);
   EXPECT_EQ(loop.body.back().kind, ir::Stmt::Kind::If);  // T: `if w == 0: lm.copy(C, acc, ...)`
