@@ -42,6 +42,16 @@ void loopVarsIn(const ir::Block& b, std::set<int>& out) {
   }
 }
 
+// A TMA load in b: its derived expect_tx batch is the loads after it whose
+// selectors are alike, which a decided node could make alike where the
+// schedule's are not (docs/semantics.md "Derived expect_tx"); such loops are
+// not peeled.
+bool loadsByTma(const ir::Block& b) {
+  bool any = false;
+  ir::forEachOp(b, [&](const ir::Stmt& st) { any = any || st.op.kind == ir::OpKind::TmaLoad; });
+  return any;
+}
+
 bool readsAnyOf(const ir::Expr& e, const std::set<int>& vars) {
   return ir::anySubExpr(e, [&](const ir::Expr& x) { return x.kind == K::LoopVar && vars.count(x.index); });
 }
@@ -179,7 +189,7 @@ class RaggedPeeler {
   }
 
   std::optional<ir::Stmt> tryPeel(ir::Stmt& loop) {
-    if (!stepIsOne(loop) || !asked(*loop.lo) || !asked(*loop.hi)) return std::nullopt;
+    if (!stepIsOne(loop) || !asked(*loop.lo) || !asked(*loop.hi) || loadsByTma(loop.body)) return std::nullopt;
     if (!defined_.definedUnder(loop.lo, outer_) || !defined_.definedUnder(loop.hi, outer_)) return std::nullopt;
     Attempt a;
     a.var = loop.loop_var;

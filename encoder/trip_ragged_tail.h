@@ -49,7 +49,9 @@ struct PeeledTails {
 // is no premise), nor one that is not shown defined where the premises hold
 // (docs/z3.md "sound51"), nor, in a modelled cluster, one that reads a
 // block index or a grid size. A loop whose variable a loop around it binds
-// too is not peeled, nor anything below it. nullopt: no loop is peeled.
+// too is not peeled, nor anything below it, nor a loop whose body issues a
+// TMA load (a decided node could make two loads' selectors alike and so
+// merge their derived expect_tx batches). nullopt: no loop is peeled.
 std::optional<PeeledTails> peelRaggedLastIterations(const ir::Schedule& s, const HoldsUnder& holds);
 
 }  // namespace cake::encoder::trip
