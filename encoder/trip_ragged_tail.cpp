@@ -20,7 +20,7 @@ namespace rb = ir::build;  // (rb: a unity build shares this namespace)
 constexpr int kMaxPeeledLoops = 8;
 constexpr int kMaxAskedPerLoop = 32;  // nodes and conditions asked per loop
 
-ir::ExprPtr symbol(K kind, int index) {
+ir::ExprPtr raggedLeaf(K kind, int index) {
   auto e = std::make_shared<ir::Expr>();
   e->kind = kind;
   e->index = index;
@@ -63,7 +63,7 @@ class RaggedPeeler {
   // Peels the loops of `block` (a role body of the copy; `instances` its
   // role's instance count), outermost first.
   void peelIn(ir::Block& block, int instances) {
-    const ir::ExprPtr inst = symbol(K::Instance, 0);
+    const ir::ExprPtr inst = raggedLeaf(K::Instance, 0);
     outer_ = {rb::le(rb::lit(0), inst), rb::lt(inst, rb::lit(instances))};
     bound_.clear();
     walk(block);
@@ -114,7 +114,7 @@ class RaggedPeeler {
   // lo <= v < end for a loop by 1 (none for another step).
   static std::vector<ir::ExprPtr> rangeOf(const ir::Stmt& loop, const ir::ExprPtr& end) {
     if (!stepIsOne(loop)) return {};
-    const ir::ExprPtr v = symbol(K::LoopVar, loop.loop_var);
+    const ir::ExprPtr v = raggedLeaf(K::LoopVar, loop.loop_var);
     return {rb::le(loop.lo, v), rb::lt(v, end)};
   }
 
@@ -176,7 +176,7 @@ class RaggedPeeler {
       if (st.kind == ir::Stmt::Kind::For) {
         const int fresh = static_cast<int>(s_.loop_vars.size());
         s_.loop_vars.push_back(s_.loop_vars.at(static_cast<size_t>(st.loop_var)));
-        const ir::ExprPtr to = symbol(K::LoopVar, fresh);
+        const ir::ExprPtr to = raggedLeaf(K::LoopVar, fresh);
         const int old = st.loop_var;
         ir::forEachExprField(st.body, [&](ir::ExprPtr& e) {
           if (e) e = ir::substituteLoopVar(e, old, to);
@@ -196,7 +196,7 @@ class RaggedPeeler {
     loopVarsIn(loop.body, a.inner);
     if (a.inner.count(a.var)) return std::nullopt;  // rebound inside: its reads are not this loop's
     a.early = outer_;
-    const ir::ExprPtr v = symbol(K::LoopVar, loop.loop_var);
+    const ir::ExprPtr v = raggedLeaf(K::LoopVar, loop.loop_var);
     a.early.push_back(rb::le(loop.lo, v));
     a.early.push_back(rb::lt(rb::add(v, rb::lit(1)), loop.hi));
     ir::Block early_body = loop.body;

@@ -62,4 +62,63 @@ TEST(RaggedTail53, BrokenRowsAreNotProved) {
                         brokenForSomeRow, "zero fill on the mirrored chunk");
 }
 
+// CUB's guarded loads (`if idx < n`) instead of a valid length: a block of
+// four warps sums a row, each tile's chunks through shared memory, the
+// warps past the row's end filling 0. Every tile but the last takes the
+// load branch in every warp.
+const char* const kGuardedRowSum = R"(
+@cake.schedule(target="sm_80")
+def guarded_row_sum(lm, X: LM.gmem, Y: LM.gmem, R: LM.i32):
+    lm.assume(R >= 1)
+    pool = lm.smem(512)
+    sh   = pool.view(offset=0, shape=(1, 32), dtype=lm.f32, stages=4)
+    v    = lm.regs(shape=(1, 32), dtype=lm.f32)
+    acc  = lm.regs(shape=(1, 32), dtype=lm.f32)
+    blk = lm.role(warps=[0, 1, 2, 3], group=1)
+    bar = lm.named_barrier(roles=[blk])
+    with blk:
+        w   = lm.instance()
+        row = lm.block_idx(0)
+        lm.fill(acc, 0)
+        for t in lm.range(0, lm.cdiv(R, 128)):
+            if 128 * t + 32 * w < R:
+                lm.copy(v, X, coords=(row, 128 * t + 32 * w))
+                lm.copy(sh[w + 4 * t], v)
+            else:
+                lm.fill(sh[w + 4 * t], 0)
+            lm.sync(bar)
+            if w == 0:
+                for k in lm.range(0, 4):
+                    lm.copy(v, sh[k + 4 * t])
+                    lm.binary(acc, acc, v, op="add")
+            lm.sync(bar)
+        if w == 0:
+            lm.copy(Y, acc, coords=(row, 0))
+)";
+
+bool brokenForSomeLength(const ir::Schedule& s) {
+  return cake::testing::brokenOnGrid(s, {{"R", {1, 32, 100, 128, 129, 200, 256, 300}}});
+}
+
+TEST(RaggedTail53, GuardedLoadsOfARowAreProved) {
+  auto mod = cake::testing::compile(kGuardedRowSum);
+  ASSERT_FALSE(mod.schedules.empty());
+  ASSERT_FALSE(brokenForSomeLength(mod.schedules[0]));
+  const encoder::ModelCheckResult r = cake::testing::proveSchedule(mod.schedules[0]);
+  EXPECT_EQ(r.outcome, encoder::Outcome::Proved) << r.detail;
+  using cake::testing::expectBrokenNotProved;
+  // warp 0 still reads tile t while the others store tile t + 1
+  expectBrokenNotProved(replace(kGuardedRowSum,
+                                "                    lm.binary(acc, acc, v, op=\"add\")\n            lm.sync(bar)\n",
+                                "                    lm.binary(acc, acc, v, op=\"add\")\n"),
+                        brokenForSomeLength, "no barrier after the reads");
+  // the warps past the row's end skip the first barrier: the last tile hangs
+  expectBrokenNotProved(replace(kGuardedRowSum,
+                                "                lm.copy(sh[w + 4 * t], v)\n            else:\n"
+                                "                lm.fill(sh[w + 4 * t], 0)\n            lm.sync(bar)\n",
+                                "                lm.copy(sh[w + 4 * t], v)\n                lm.sync(bar)\n"
+                                "            else:\n                lm.fill(sh[w + 4 * t], 0)\n"),
+                        brokenForSomeLength, "the first barrier inside the load's guard");
+}
+
 }  // namespace ragged53_test
