@@ -190,7 +190,10 @@ class RaggedPeeler {
 
   std::optional<ir::Stmt> tryPeel(ir::Stmt& loop) {
     if (!stepIsOne(loop) || !asked(*loop.lo) || !asked(*loop.hi) || loadsByTma(loop.body)) return std::nullopt;
-    if (!defined_.definedUnder(loop.lo, outer_) || !defined_.definedUnder(loop.hi, outer_)) return std::nullopt;
+    const ir::ExprPtr last_v = rb::sub(loop.hi, rb::lit(1));  // the copy's bound and its last iteration
+    if (!defined_.definedUnder(loop.lo, outer_) || !defined_.definedUnder(loop.hi, outer_) ||
+        !defined_.definedUnder(last_v, outer_))
+      return std::nullopt;
     Attempt a;
     a.var = loop.loop_var;
     loopVarsIn(loop.body, a.inner);
@@ -204,7 +207,6 @@ class RaggedPeeler {
     decideConditions(early_body, a);
     if (!a.decided) return std::nullopt;
 
-    const ir::ExprPtr last_v = rb::sub(loop.hi, rb::lit(1));
     ir::Stmt last;
     last.kind = ir::Stmt::Kind::If;
     last.range = loop.range;
