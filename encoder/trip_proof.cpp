@@ -49,6 +49,7 @@
 #include "ir/expr_build.h"
 #include "ir/expr_fields.h"
 #include "encoder/trip_sizes.h"
+#include "encoder/trip_ragged_tail.h"
 #include "encoder/trip_tail_cut.h"
 #include "encoder/trip_tail_ops.h"
 #include "encoder/trip_widen.h"
@@ -18748,8 +18749,9 @@ ModelCheckResult proveWithinAsWritten(const ir::Schedule& schedule, ir::Target t
 // slice that moves with the K loop stops lap induction on the schedule and
 // on every case copy it splits into. Not proved so (a violation met on the
 // copy is no finding: it reads more), the schedule as written.
-ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
-                             const TripProofOptions& opts, ProofBudget& budget) {
+ModelCheckResult proveWithinWidened(const ir::Schedule& schedule, ir::Target target,
+                                    const std::vector<Binding>& checked, const TripProofOptions& opts,
+                                    ProofBudget& budget) {
   std::optional<trip::WidenedReads> w;
   if (!checked.empty()) w = trip::widenTableReads(schedule, solverLimits(opts, budget));
   if (!w) return proveWithinAsWritten(schedule, target, checked, opts, budget);
@@ -18762,6 +18764,36 @@ ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, co
   if (res.outcome == Outcome::Unknown)
     res.detail = fmt::format("{}; {}: {}{}", res.detail, w->text,
                              wide.outcome == Outcome::Violation ? "the exploration meets " : "", wide.detail);
+  return res;
+}
+
+// Where the schedule is not proved (unknown, budget left), the copy with the
+// loops whose last iteration alone differs peeled (trip::
+// peelRaggedLastIterations, docs/z3.md "A ragged last tile peeled"): it
+// builds the schedule's systems for every binding, so its proof is the
+// schedule's. Not proved so (a violation met on the copy included: the
+// bounded check decides), the schedule's own answer stands.
+ModelCheckResult proveWithin(const ir::Schedule& schedule, ir::Target target, const std::vector<Binding>& checked,
+                             const TripProofOptions& opts, ProofBudget& budget) {
+  ModelCheckResult res = proveWithinWidened(schedule, target, checked, opts, budget);
+  if (res.outcome != Outcome::Unknown || checked.empty() || !budget.exhausted().empty()) return res;
+  Limits capped = solverLimits(opts, budget);
+  capped.rlimit = capped.rlimit ? std::min(capped.rlimit, kLoopGuardRlimit) : kLoopGuardRlimit;
+  std::optional<trip::PeeledTails> peeled;
+  {
+    BvProver prover(schedule, capped);
+    peeled = trip::peelRaggedLastIterations(schedule, [&](const ir::ExprPtr& g, const std::vector<ir::ExprPtr>& in) {
+      return prover.prove(g, in).kind == BvVerdict::Holds;
+    });
+  }
+  if (!peeled) return res;
+  ModelCheckResult copy = proveWithinWidened(*peeled->s, target, checked, opts, budget);
+  if (copy.outcome == Outcome::Proved) {
+    copy.engine = fmt::format("{}: {}", peeled->text, copy.engine);
+    return copy;
+  }
+  res.detail = fmt::format("{}; {}: {}", res.detail, peeled->text,
+                           copy.outcome == Outcome::Violation ? "the copy meets a violation" : copy.detail);
   return res;
 }
 

@@ -51,6 +51,8 @@ void forEachExprField(Schedule& s, const std::function<void(ExprPtr&)>& fn) {
   for (RoleBody& b : s.bodies) eachField(fn, b.body);
 }
 
+void forEachExprField(Block& b, const std::function<void(ExprPtr&)>& fn) { eachField(fn, b); }
+
 void forEachExprField(const Schedule& s, const std::function<void(const ExprPtr&)>& fn) {
   // (the walk above, its callback given each field read only)
   forEachExprField(const_cast<Schedule&>(s), [&](ExprPtr& e) { fn(e); });

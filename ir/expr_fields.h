@@ -15,5 +15,8 @@ namespace cake::ir {
 void forEachExprField(Schedule& s, const std::function<void(ExprPtr&)>& fn);
 // The same fields, read only.
 void forEachExprField(const Schedule& s, const std::function<void(const ExprPtr&)>& fn);
+// The expression fields of one block's statements and ops (a role body, a
+// loop's body), nested blocks included.
+void forEachExprField(Block& b, const std::function<void(ExprPtr&)>& fn);
 
 }  // namespace cake::ir
