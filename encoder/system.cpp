@@ -3132,8 +3132,51 @@ class Builder {
     if (seeders.empty() || updates.empty()) return false;
     for (int q : updaters)
       if (seeders.count(q)) return false;
-    return std::all_of(updates.begin(), updates.end(),
-                       [&](const ViewWrite* w) { return computedFromTheSlotNotBefore(*order, *w, a, p, first); });
+    return std::all_of(updates.begin(), updates.end(), [&](const ViewWrite* w) {
+      return answersTheRoundsReads(*order, *w, updates, range, p, first);
+    });
+  }
+  // Whether update w is computed from the slot as the round it answers
+  // read it (session 53, helper stale53): from a read of the slot that
+  // the barriers do not order before the earliest of the reader's reads of
+  // the range that w answers - its reads ordered before w with no other
+  // update between them and w (answeredReadsStart). Comparing with the
+  // reader's first read alone (session 52) took a writer one barrier late
+  // for an update: a row computed from the previous round's read (a
+  // software-pipelined update written after the round's reads) reached a
+  // read that is not ordered before the first read, yet its data was there
+  // before the round's reads, which meant it (as the kqmax_shared entry
+  // loaded before the reads: docs/rules/data.stale-read.md "A writer one
+  // barrier late, computed from the slot").
+  bool answersTheRoundsReads(const BarrierOrder& order, const ViewWrite& w, const std::vector<const ViewWrite*>& updates,
+                             const Access& range, int p, int first) const {
+    const int start = answeredReadsStart(order, w, updates, range, p, first);
+    return start >= 0 && computedFromTheSlotNotBefore(order, w, range, p, start);
+  }
+  // The earliest of process p's reads of `range` (from instruction `first`
+  // on) that update w answers: of its reads that the barriers order before
+  // w, the last (`latest`) and those before it that no other update lies
+  // between (ordered after the read and before `latest`). -1 where no read
+  // of p is ordered before w (then w is unordered with the first read: a
+  // race, and no update that answers it).
+  int answeredReadsStart(const BarrierOrder& order, const ViewWrite& w, const std::vector<const ViewWrite*>& updates,
+                         const Access& range, int p, int first) const {
+    std::vector<int> reads;  // p's reads of the range ordered before w, in program order
+    const auto& prog = sys_.procs[p].program;
+    for (int pc = first; pc < static_cast<int>(prog.size()) && order.before(p, pc, w.proc, w.pc); ++pc)
+      if (std::any_of(prog[pc].accesses.begin(), prog[pc].accesses.end(),
+                      [&](const Access& x) { return !x.write && x.space == range.space && bytesMeet(range, x); }))
+        reads.push_back(pc);
+    if (reads.empty()) return -1;
+    const int latest = reads.back();
+    auto separated = [&](int r) {
+      return std::any_of(updates.begin(), updates.end(), [&](const ViewWrite* u) {
+        return u != &w && order.before(p, r, u->proc, u->pc) && order.before(u->proc, u->pc, p, latest);
+      });
+    };
+    // separated reads are a prefix: a read before a separated one is ordered before the same update
+    const auto start = std::find_if_not(reads.begin(), reads.end(), separated);
+    return start != reads.end() ? *start : latest;
   }
   // Whether write w's data is computed (through its process's registers)
   // from a read of `a`'s slot that the barriers do not order before
