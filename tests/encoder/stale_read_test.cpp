@@ -949,6 +949,38 @@ TEST(StaleRead, StencilRowSeededByItsReaderUpdatedByAnother) {
   for (const int64_t n : {1, 2}) EXPECT_EQ(perByteRules(fixed, {{"iters", n}}), Rules{}) << n;
 }
 
+// A stencil whose last round skips its update (helper attack52's false
+// alarm, session 52, docs/limits/stencil_last_round_update_skipped.cake):
+// nothing reads the last round's update, so leaving it out changes no read.
+// The skip rule took the last round's read for one that meant a write of
+// its own round; here the loop writes after its reads, and a round's read
+// means the previous round's update, which it finds (session 53, helper
+// stale53). Before: "ws[0] reads buf[0] bytes [0, 128) meaning lap 1 ...,
+// but it holds the data of lap 0" at n = 3. A round skipped before a read
+// that follows it stays stale, as does a table the loop writes *before*
+// its reads that its last round skips.
+TEST(StaleRead, AStencilsLastRoundUpdateSkippedWhereNoReadFollows) {
+  using namespace stale_read_per_byte;
+  const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)\n";
+  auto guarded = [&](const std::string& cond) {
+    const std::string text = cake::testing::replace(kTwoWarpStencil, update, "            if " + cond + ":\n    " + update);
+    EXPECT_NE(text, kTwoWarpStencil) << cond;
+    return text;
+  };
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(guarded("it + 1 < n"), {{"n", n}}), Rules{}) << n;
+  EXPECT_EQ(agreedRules(guarded("it + 1 < n"), {{"n", 3}}, WithBmc::InTheLongFormOnly), Rules{});
+  EXPECT_EQ(perByteRules(guarded("w == 0 or it + 1 < n"), {{"n", 3}}), Rules{});
+  // a skipped update that a later round reads
+  for (const std::string cond : {"it + 2 < n", "it != 1", "w == 1 or it + 2 < n"})
+    EXPECT_EQ(perByteRules(guarded(cond), {{"n", 3}}), Rules{"data.stale-read"}) << cond;
+  // a table written before the round's reads, skipped in the last round
+  const std::string table = cake::testing::replace(kTable, "            if w == 0:\n",
+                                                   "            if w == 0 and (t == 0 or t + 1 < n):\n");
+  ASSERT_NE(table, kTable);
+  EXPECT_EQ(perByteRules(table, {{"n", 1}}), Rules{});
+  EXPECT_EQ(perByteRules(table, {{"n", 2}}), Rules{"data.stale-read"});
+}
+
 // A column slice read over rows that other warps update every round and
 // rows written once (helper hunt51's reproducer, session 51: arrayfire's
 // flood-fill neighbourhood read as column slices). The strided read's
