@@ -2867,12 +2867,17 @@ class Builder {
     const BarrierOrder* order = barrierOrder();
     const auto run = loop_runs_.find({p, Loops(at.begin(), at.begin() + d), at[d].first});
     if (!order || run == loop_runs_.end() || at[d].second == run->second.lo) return answered;
-    Loops prev(at.begin(), at.begin() + d + 1);
+    const Loops here(at.begin(), at.begin() + d + 1);
+    Loops prev = here;
     prev[d].second -= run->second.step;
-    auto atPrev = [&](const Loops& l) { return l.size() > d && std::equal(prev.begin(), prev.end(), l.begin()); };
+    auto atIteration = [&](const Loops& it, const Loops& l) {
+      return l.size() > d && std::equal(it.begin(), it.end(), l.begin());
+    };
+    auto atPrev = [&](const Loops& l) { return atIteration(prev, l); };
     std::vector<int> reads;  // the reader's reads of a's bytes at the previous iteration
     const auto& prog = sys_.procs[p].program;
-    for (int r = 0; r < pc; ++r)
+    // back from the read over its own iteration, then the previous one (program order is iteration order)
+    for (int r = pc - 1; r >= 0 && (atIteration(here, prog[r].loops) || atPrev(prog[r].loops)); --r)
       if (atPrev(prog[r].loops) &&
           std::any_of(prog[r].accesses.begin(), prog[r].accesses.end(),
                       [&](const Access& x) { return !x.write && x.space == a.space && bytesMeet(a, x); }))
