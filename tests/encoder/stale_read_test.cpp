@@ -1104,28 +1104,26 @@ TEST(StaleRead, AWriterOneBarrierLateComputedFromTheSlotIsStale) {
   // the fix: row 0 computed from the round's read, as the other rows
   const std::string fixed = corpusFile("stencil_three_warps_row_computed_a_round_ahead_fixed.cake");
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(fixed, {{"n", n}}), Rules{}) << n;
-  // in part from the slot: the row a round ahead folded with an input row
-  // loaded in the round (all of it there before the round's reads)
+  // warp 2's row a round ahead folded (elementwise max) with `cur`, which
+  // `fill` sets, at line `at`
   const std::string decl = "    one  = lm.regs(shape=(1, 8), dtype=lm.f32)\n";
   const std::string with_cur = cake::testing::replace(late, decl, decl + "    cur  = lm.regs(shape=(1, 8), dtype=lm.f32)\n");
   ASSERT_NE(with_cur, late);
-  const std::string reads = "            lm.copy(all6, buf[0])  # expect-error: data.stale-read\n";
-  const std::string with_input = cake::testing::replace(with_cur, reads,
-                                                        "            if w == 2:\n"
-                                                        "                lm.copy(cur, X, coords=(8 + it, 0))\n"
-                                                        "                lm.binary(one, one, cur, op=\"max\")\n" +
-                                                            reads);
-  ASSERT_NE(with_input, with_cur);
+  auto folded = [&](const std::string& at, const std::string& fill) {
+    const std::string text = cake::testing::replace(
+        with_cur, at, "            if w == 2:\n                " + fill + "\n                lm.binary(one, one, cur, op=\"max\")\n" + at);
+    EXPECT_NE(text, with_cur) << fill;
+    return text;
+  };
+  // in part from the slot: folded with an input row loaded in the round
+  // (all of it there before the round's reads)
+  const std::string with_input = folded("            lm.copy(all6, buf[0])  # expect-error: data.stale-read\n",
+                                        "lm.copy(cur, X, coords=(8 + it, 0))");
   EXPECT_EQ(perByteRules(with_input, {{"n", 2}}), Rules{"data.stale-read"});
-  // in part from the round's read: the row a round ahead folded with the
-  // round's column max before the write answers the round's reads
-  const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)";
-  const std::string with_round = cake::testing::replace(with_cur, update,
-                                                        "            if w == 2:\n"
-                                                        "                lm.reduce(cur, all6, op=\"max\", axis=0)\n"
-                                                        "                lm.binary(one, one, cur, op=\"max\")\n" +
-                                                            update);
-  ASSERT_NE(with_round, with_cur);
+  // in part from the round's read: folded with the round's column max
+  // before the write, which then answers the round's reads
+  const std::string with_round =
+      folded("            lm.copy(buf[0][2 - w:3 - w, :], one)", "lm.reduce(cur, all6, op=\"max\", axis=0)");
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(with_round, {{"n", n}}), Rules{}) << n;
 }
 
