@@ -2839,9 +2839,58 @@ class Builder {
       else if (w.pc < pc) mine.push_back(&w);
     });
     const std::vector<LoopPos> pos = positions(p, in.loops);
-    for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over, mine, a)) return true;
+    for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d) {
+      ElementSet left = skippedAt(in.loops, pos, d, sys_.procs[p].role, over, mine, a);
+      if (left.intervals().empty()) continue;
+      for (const auto& [lo, hi] : answeredAtThePreviousIteration(p, pc, in.loops, d, over, a).intervals())
+        left.remove(lo, hi);
+      if (!left.intervals().empty()) return true;
+    }
     return false;
+  }
+  // The read's bytes that a write of the previous iteration of the loop at
+  // depth d answers (session 53, helper stale53): every other process's
+  // write of them at that iteration (the same loop statement) is ordered
+  // after a read of them by the reader at that iteration and before this
+  // read. The loop's writes then come after its reads in their round (an
+  // in-place stencil's update), so a round's read means the previous
+  // round's write, which it finds: a write this iteration makes, or skips,
+  // after this read is none it meant. Not so where a write of the previous
+  // iteration comes before the reader's read there (a table the loop
+  // writes for its round, then reads): its absence at this iteration is
+  // the skip. A stencil whose last round skips its update (nothing reads
+  // it) was reported: docs/rules/data.stale-read.md "A round's update
+  // skipped where no read follows".
+  ElementSet answeredAtThePreviousIteration(int p, int pc, const Loops& at, size_t d,
+                                            const std::vector<const ViewWrite*>& over, const Access& a) {
+    ElementSet answered;
+    const BarrierOrder* order = barrierOrder();
+    const auto run = loop_runs_.find({p, Loops(at.begin(), at.begin() + d), at[d].first});
+    if (!order || run == loop_runs_.end() || at[d].second == run->second.lo) return answered;
+    const Loops here(at.begin(), at.begin() + d + 1);
+    Loops prev = here;
+    prev[d].second -= run->second.step;
+    auto atIteration = [&](const Loops& it, const Loops& l) {
+      return l.size() > d && std::equal(it.begin(), it.end(), l.begin());
+    };
+    auto atPrev = [&](const Loops& l) { return atIteration(prev, l); };
+    std::vector<int> reads;  // the reader's reads of a's bytes at the previous iteration
+    const auto& prog = sys_.procs[p].program;
+    // back from the read over its own iteration, then the previous one (program order is iteration order)
+    for (int r = pc - 1; r >= 0 && (atIteration(here, prog[r].loops) || atPrev(prog[r].loops)); --r)
+      if (atPrev(prog[r].loops) &&
+          std::any_of(prog[r].accesses.begin(), prog[r].accesses.end(),
+                      [&](const Access& x) { return !x.write && x.space == a.space && bytesMeet(a, x); }))
+        reads.push_back(r);
+    ElementSet before_a_read;  // bytes some write of that iteration lands on before the reader's read there
+    for (const ViewWrite* v : over) {
+      if (!atPrev(v->loops)) continue;
+      const bool answers = order->before(v->proc, v->pc, p, pc) &&
+                           std::any_of(reads.begin(), reads.end(), [&](int r) { return order->before(p, r, v->proc, v->pc); });
+      forEachRun(v->bytes, [&](int64_t lo, int64_t hi) { (answers ? answered : before_a_read).add(lo, hi); });
+    }
+    for (const auto& [lo, hi] : before_a_read.intervals()) answered.remove(lo, hi);
+    return answered;
   }
   // Whether, among the writes `over` in a loop paired with the read's loop
   // at depth d, one whose data that loop may change is at an earlier
@@ -2854,9 +2903,10 @@ class Builder {
   // bytes too: there the read finds its own data, never the skipped write
   // (session 50: rocSOLVER's potf2 column, whose rows each wave rescales
   // before reading the column whole inside the rank-1 update's loop).
-  bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
-                 const std::vector<const ViewWrite*>& over, const std::vector<const ViewWrite*>& mine,
-                 const Access& a) const {
+  // The bytes so left (none: no skip at depth d).
+  ElementSet skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
+                       const std::vector<const ViewWrite*>& over, const std::vector<const ViewWrite*>& mine,
+                       const Access& a) const {
     ElementSet here;  // the read's bytes written at its iteration
     std::vector<const ViewWrite*> earlier;
     for (const ViewWrite* w : over) {
@@ -2871,14 +2921,12 @@ class Builder {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (order && order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
     }
-    bool uncovered = false;
+    ElementSet uncovered;
     for (const ViewWrite* w : earlier)
       forEachRun(w->bytes, [&](int64_t wlo, int64_t whi) {
-        forEachRun(a, [&](int64_t alo, int64_t ahi) {
-          const int64_t lo = std::max(wlo, alo), hi = std::min(whi, ahi);
-          uncovered = uncovered || (lo < hi && here.firstMissing(lo, hi));
-        });
+        forEachRun(a, [&](int64_t alo, int64_t ahi) { uncovered.add(std::max(wlo, alo), std::min(whi, ahi)); });
       });
+    for (const auto& [lo, hi] : here.intervals()) uncovered.remove(lo, hi);
     return uncovered;
   }
   // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
@@ -3132,8 +3180,51 @@ class Builder {
     if (seeders.empty() || updates.empty()) return false;
     for (int q : updaters)
       if (seeders.count(q)) return false;
-    return std::all_of(updates.begin(), updates.end(),
-                       [&](const ViewWrite* w) { return computedFromTheSlotNotBefore(*order, *w, a, p, first); });
+    return std::all_of(updates.begin(), updates.end(), [&](const ViewWrite* w) {
+      return answersTheRoundsReads(*order, *w, updates, range, p, first);
+    });
+  }
+  // Whether update w is computed from the slot as the round it answers
+  // read it (session 53, helper stale53): from a read of the slot that
+  // the barriers do not order before the earliest of the reader's reads of
+  // the range that w answers - its reads ordered before w with no other
+  // update between them and w (answeredReadsStart). Comparing with the
+  // reader's first read alone (session 52) took a writer one barrier late
+  // for an update: a row computed from the previous round's read (a
+  // software-pipelined update written after the round's reads) reached a
+  // read that is not ordered before the first read, yet its data was there
+  // before the round's reads, which meant it (as the kqmax_shared entry
+  // loaded before the reads: docs/rules/data.stale-read.md "A writer one
+  // barrier late, computed from the slot").
+  bool answersTheRoundsReads(const BarrierOrder& order, const ViewWrite& w, const std::vector<const ViewWrite*>& updates,
+                             const Access& range, int p, int first) const {
+    const int start = answeredReadsStart(order, w, updates, range, p, first);
+    return start >= 0 && computedFromTheSlotNotBefore(order, w, range, p, start);
+  }
+  // The earliest of process p's reads of `range` (from instruction `first`
+  // on) that update w answers: of its reads that the barriers order before
+  // w, the last (`latest`) and those before it that no other update lies
+  // between (ordered after the read and before `latest`). -1 where no read
+  // of p is ordered before w (then w is unordered with the first read: a
+  // race, and no update that answers it).
+  int answeredReadsStart(const BarrierOrder& order, const ViewWrite& w, const std::vector<const ViewWrite*>& updates,
+                         const Access& range, int p, int first) const {
+    std::vector<int> reads;  // p's reads of the range ordered before w, in program order
+    const auto& prog = sys_.procs[p].program;
+    for (int pc = first; pc < static_cast<int>(prog.size()) && order.before(p, pc, w.proc, w.pc); ++pc)
+      if (std::any_of(prog[pc].accesses.begin(), prog[pc].accesses.end(),
+                      [&](const Access& x) { return !x.write && x.space == range.space && bytesMeet(range, x); }))
+        reads.push_back(pc);
+    if (reads.empty()) return -1;
+    const int latest = reads.back();
+    auto separated = [&](int r) {
+      return std::any_of(updates.begin(), updates.end(), [&](const ViewWrite* u) {
+        return u != &w && order.before(p, r, u->proc, u->pc) && order.before(u->proc, u->pc, p, latest);
+      });
+    };
+    // separated reads are a prefix: a read before a separated one is ordered before the same update
+    const auto start = std::find_if_not(reads.begin(), reads.end(), separated);
+    return start != reads.end() ? *start : latest;
   }
   // Whether write w's data is computed (through its process's registers)
   // from a read of `a`'s slot that the barriers do not order before

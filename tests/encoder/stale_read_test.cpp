@@ -831,6 +831,35 @@ def carried(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
                 lm.copy(x, X, coords=(c, 0))
                 lm.copy(ex[1], x)
 )";
+
+// A two-warp in-place stencil: warp w fills rows 2w, 2w+1 of a 4-row
+// buffer; each round both warps read all four rows, a barrier, warp w
+// rewrites row 2 - w (the row the other warp seeded) from its read, a
+// barrier (arrayfire's flood_fill.cl in small). Shared by the seed tests
+// below (StencilRowSeededByItsReaderUpdatedByAnother,
+// AnUpdateBeforeTheFirstReadOverTheReadersSeedIsNoSeed).
+const std::string kTwoWarpStencil = R"(@cake.schedule(target="sm_80")
+def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
+    pool = lm.smem(1024)
+    buf  = pool.view(offset=0, shape=(4, 8), dtype=lm.f32)
+    two  = lm.regs(shape=(2, 8), dtype=lm.f32)
+    all4 = lm.regs(shape=(4, 8), dtype=lm.f32)
+    one  = lm.regs(shape=(1, 8), dtype=lm.f32)
+    ws = lm.role(warps=[0, 1], group=1)
+    bar = lm.named_barrier(roles=[ws])
+    with ws:
+        w = lm.instance()
+        lm.copy(two, X, coords=(2 * w, 0))
+        lm.copy(buf[0][2 * w:2 * w + 2, :], two)
+        lm.sync(bar)
+        for it in lm.range(0, n):
+            lm.copy(all4, buf[0])
+            lm.sync(bar)
+            lm.copy(one, all4[1:2, :])
+            lm.copy(buf[0][2 - w:3 - w, :], one)
+            lm.sync(bar)
+        lm.copy(Y, all4, coords=(4 * w, 0))
+)";
 }  // namespace stale_read_per_byte
 
 TEST(StaleRead, PerRoundTableReadOneEntryPerStep) {
@@ -901,28 +930,7 @@ TEST(StaleRead, EntryWrittenOneBarrierLateIsStillStale) {
 // be the reader's own).
 TEST(StaleRead, StencilRowSeededByItsReaderUpdatedByAnother) {
   using namespace stale_read_per_byte;
-  const std::string text = R"(@cake.schedule(target="sm_80")
-def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
-    pool = lm.smem(1024)
-    buf  = pool.view(offset=0, shape=(4, 8), dtype=lm.f32)
-    two  = lm.regs(shape=(2, 8), dtype=lm.f32)
-    all4 = lm.regs(shape=(4, 8), dtype=lm.f32)
-    one  = lm.regs(shape=(1, 8), dtype=lm.f32)
-    ws = lm.role(warps=[0, 1], group=1)
-    bar = lm.named_barrier(roles=[ws])
-    with ws:
-        w = lm.instance()
-        lm.copy(two, X, coords=(2 * w, 0))
-        lm.copy(buf[0][2 * w:2 * w + 2, :], two)
-        lm.sync(bar)
-        for it in lm.range(0, n):
-            lm.copy(all4, buf[0])
-            lm.sync(bar)
-            lm.copy(one, all4[1:2, :])
-            lm.copy(buf[0][2 - w:3 - w, :], one)
-            lm.sync(bar)
-        lm.copy(Y, all4, coords=(4 * w, 0))
-)";
+  const std::string text = kTwoWarpStencil;
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(text, {{"n", n}}), Rules{}) << n;
   // warp 1 updates its row in round 0 only: round 2 finds round 0's row
   const std::string skipped = cake::testing::replace(text, "            lm.copy(buf[0][2 - w:3 - w, :], one)\n",
@@ -939,6 +947,38 @@ def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
   const std::string fixed = cake::testing::corpusText(
       "corpus/bugs/sync.race/arrayfire_flood_fill_barrier_or_no_trailing_barrier_fixed.cake");
   for (const int64_t n : {1, 2}) EXPECT_EQ(perByteRules(fixed, {{"iters", n}}), Rules{}) << n;
+}
+
+// A stencil whose last round skips its update (helper attack52's false
+// alarm, session 52, docs/limits/stencil_last_round_update_skipped.cake):
+// nothing reads the last round's update, so leaving it out changes no read.
+// The skip rule took the last round's read for one that meant a write of
+// its own round; here the loop writes after its reads, and a round's read
+// means the previous round's update, which it finds (session 53, helper
+// stale53). Before: "ws[0] reads buf[0] bytes [0, 128) meaning lap 1 ...,
+// but it holds the data of lap 0" at n = 3. A round skipped before a read
+// that follows it stays stale, as does a table the loop writes *before*
+// its reads that its last round skips.
+TEST(StaleRead, AStencilsLastRoundUpdateSkippedWhereNoReadFollows) {
+  using namespace stale_read_per_byte;
+  const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)\n";
+  auto guarded = [&](const std::string& cond) {
+    const std::string text = cake::testing::replace(kTwoWarpStencil, update, "            if " + cond + ":\n    " + update);
+    EXPECT_NE(text, kTwoWarpStencil) << cond;
+    return text;
+  };
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(guarded("it + 1 < n"), {{"n", n}}), Rules{}) << n;
+  EXPECT_EQ(agreedRules(guarded("it + 1 < n"), {{"n", 3}}, WithBmc::InTheLongFormOnly), Rules{});
+  EXPECT_EQ(perByteRules(guarded("w == 0 or it + 1 < n"), {{"n", 3}}), Rules{});
+  // a skipped update that a later round reads
+  for (const std::string cond : {"it + 2 < n", "it != 1", "w == 1 or it + 2 < n"})
+    EXPECT_EQ(perByteRules(guarded(cond), {{"n", 3}}), Rules{"data.stale-read"}) << cond;
+  // a table written before the round's reads, skipped in the last round
+  const std::string table = cake::testing::replace(kTable, "            if w == 0:\n",
+                                                   "            if w == 0 and (t == 0 or t + 1 < n):\n");
+  ASSERT_NE(table, kTable);
+  EXPECT_EQ(perByteRules(table, {{"n", 1}}), Rules{});
+  EXPECT_EQ(perByteRules(table, {{"n", 2}}), Rules{"data.stale-read"});
 }
 
 // A column slice read over rows that other warps update every round and
@@ -1044,6 +1084,49 @@ TEST(StaleRead, EntryComputedFromTheRowAfterItsReadsIsNoLateWrite) {
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(recurrence, {{"n", n}}), Rules{}) << n;
 }
 
+// A writer one barrier late whose data is computed from the slot (helper
+// stale53, session 53; session 52's documented gap): warp 2 computes each
+// round's row 0 a round ahead (from its read before the loop, then from the
+// previous round's read) and writes it after the round's reads. The data
+// was there before those reads, which meant it: the same late write as the
+// loaded kqmax entry (EntryWrittenOneBarrierLateIsStillStale). Its data
+// path reaches reads of the slot that the barriers do not order before the
+// reader's *first* read, so session 52's rule took it for an in-place update
+// and the form was clean (and proved); an update now answers a round's
+// reads only where it is computed from the slot as read in that round.
+// Before: Rules{} at n = 2 and 3 for the broken forms below.
+TEST(StaleRead, AWriterOneBarrierLateComputedFromTheSlotIsStale) {
+  using namespace stale_read_per_byte;
+  const std::string late = corpusFile("stencil_three_warps_row_computed_a_round_ahead.cake");
+  EXPECT_EQ(perByteRules(late, {{"n", 1}}), Rules{});
+  for (const int64_t n : {2, 3}) EXPECT_EQ(perByteRules(late, {{"n", n}}), Rules{"data.stale-read"}) << n;
+  EXPECT_EQ(agreedRules(late, {{"n", 2}}, WithBmc::InTheLongFormOnly), Rules{"data.stale-read"});
+  // the fix: row 0 computed from the round's read, as the other rows
+  const std::string fixed = corpusFile("stencil_three_warps_row_computed_a_round_ahead_fixed.cake");
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(fixed, {{"n", n}}), Rules{}) << n;
+  // warp 2's row a round ahead folded (elementwise max) with `cur`, which
+  // `fill` sets, at line `at`
+  const std::string decl = "    one  = lm.regs(shape=(1, 8), dtype=lm.f32)\n";
+  const std::string with_cur = cake::testing::replace(late, decl, decl + "    cur  = lm.regs(shape=(1, 8), dtype=lm.f32)\n");
+  ASSERT_NE(with_cur, late);
+  auto folded = [&](const std::string& at, const std::string& fill) {
+    const std::string text = cake::testing::replace(
+        with_cur, at, "            if w == 2:\n                " + fill + "\n                lm.binary(one, one, cur, op=\"max\")\n" + at);
+    EXPECT_NE(text, with_cur) << fill;
+    return text;
+  };
+  // in part from the slot: folded with an input row loaded in the round
+  // (all of it there before the round's reads)
+  const std::string with_input = folded("            lm.copy(all6, buf[0])  # expect-error: data.stale-read\n",
+                                        "lm.copy(cur, X, coords=(8 + it, 0))");
+  EXPECT_EQ(perByteRules(with_input, {{"n", 2}}), Rules{"data.stale-read"});
+  // in part from the round's read: folded with the round's column max
+  // before the write, which then answers the round's reads
+  const std::string with_round =
+      folded("            lm.copy(buf[0][2 - w:3 - w, :], one)", "lm.reduce(cur, all6, op=\"max\", axis=0)");
+  for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(with_round, {{"n", n}}), Rules{}) << n;
+}
+
 // The stencil above with each warp's row rewritten by its updater before
 // the loop (a pre-update: warp 0 writes row 2, which warp 1 seeded; warp 1
 // row 1, warp 0's seed). Each first read then finds the updater's lap 0,
@@ -1055,30 +1138,12 @@ TEST(StaleRead, EntryComputedFromTheRowAfterItsReadsIsNoLateWrite) {
 // barrier order, Builder::checkSeeds).
 TEST(StaleRead, AnUpdateBeforeTheFirstReadOverTheReadersSeedIsNoSeed) {
   using namespace stale_read_per_byte;
-  const std::string pre = R"(@cake.schedule(target="sm_80")
-def stencil(lm, X: LM.gmem, Y: LM.gmem, n: LM.i32):
-    pool = lm.smem(1024)
-    buf  = pool.view(offset=0, shape=(4, 8), dtype=lm.f32)
-    two  = lm.regs(shape=(2, 8), dtype=lm.f32)
-    all4 = lm.regs(shape=(4, 8), dtype=lm.f32)
-    one  = lm.regs(shape=(1, 8), dtype=lm.f32)
-    ws = lm.role(warps=[0, 1], group=1)
-    bar = lm.named_barrier(roles=[ws])
-    with ws:
-        w = lm.instance()
-        lm.copy(two, X, coords=(2 * w, 0))
-        lm.copy(buf[0][2 * w:2 * w + 2, :], two)
-        lm.sync(bar)
-        lm.copy(buf[0][2 - w:3 - w, :], two[0:1, :])
-        lm.sync(bar)
-        for it in lm.range(0, n):
-            lm.copy(all4, buf[0])
-            lm.sync(bar)
-            lm.copy(one, all4[1:2, :])
-            lm.copy(buf[0][2 - w:3 - w, :], one)
-            lm.sync(bar)
-        lm.copy(Y, all4, coords=(4 * w, 0))
-)";
+  const std::string pre = cake::testing::replace(kTwoWarpStencil, "        lm.sync(bar)\n        for it",
+                                                 "        lm.sync(bar)\n"
+                                                 "        lm.copy(buf[0][2 - w:3 - w, :], two[0:1, :])\n"
+                                                 "        lm.sync(bar)\n"
+                                                 "        for it");
+  ASSERT_NE(pre, kTwoWarpStencil);
   for (const int64_t n : {1, 2, 3}) EXPECT_EQ(perByteRules(pre, {{"n", n}}), Rules{}) << n;
   const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)\n";
   for (const std::string cond : {"w == 1 or it != 0", "w == 0 or it != 0", "it != 0"}) {
