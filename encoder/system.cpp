@@ -2839,9 +2839,61 @@ class Builder {
       else if (w.pc < pc) mine.push_back(&w);
     });
     const std::vector<LoopPos> pos = positions(p, in.loops);
+    const ReadAt read{p, pc, in.loops, pos, barrierOrder()};
     for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
-      if (skippedAt(in.loops, pos, d, sys_.procs[p].role, over, mine, a)) return true;
+      if (skippedAt(read, d, sys_.procs[p].role, over, mine, a)) return true;
     return false;
+  }
+  // The read skippedAt looks at: its process, program index, loops and
+  // their positions, and the barrier order (null where there is none).
+  struct ReadAt {
+    int p, pc;
+    const Loops& at;
+    const std::vector<LoopPos>& pos;
+    const BarrierOrder* order;
+  };
+  // The read's instances at each earlier iteration of its loop at depth d
+  // (the loops outside it at the read's iterations): the loop variable's
+  // value -> the program index of the last instance there.
+  std::map<int64_t, int> readInstancesBefore(const ReadAt& r, size_t d) const {
+    std::map<int64_t, int> out;
+    const std::vector<Instr>& prog = sys_.procs[r.p].program;
+    const ir::Stmt* stmt = prog[r.pc].stmt;
+    for (int q = r.pc - 1; q >= 0; --q) {
+      const Instr& in = prog[q];
+      if (in.stmt != stmt || in.loops.size() <= d || in.loops[d].first != r.at[d].first ||
+          in.loops[d].second == r.at[d].second || !std::equal(r.at.begin(), r.at.begin() + d, in.loops.begin()))
+        continue;
+      out.try_emplace(in.loops[d].second, q);  // (scanning backward: the last instance first)
+    }
+    return out;
+  }
+  // The writes `earlier` (at earlier iterations of the read's loop at depth
+  // d) that the read means instead of a write at its own iteration: the
+  // loop body writes after it reads (a stencil's update after its
+  // neighbourhood read), so the read means the iteration before's write,
+  // and its own iteration's write (after it) is none of its data. A last
+  // iteration that leaves the write out (read by no one) then skips
+  // nothing the read means (helper attack53, session 53: the two-warp
+  // stencil with `if it + 1 < n:` around its update was a false
+  // data.stale-read, docs/known-limits.md "data.stale-read: a stencil whose
+  // last round skips its update"). Only where every such write is of the
+  // read's loop statement (an instance of its role) and lies after the
+  // read's instance at its own iteration in the barriers' order (a write
+  // before the read in the body, skipped, would leave the iteration
+  // before's data: none is then returned), and of those the ones at the
+  // iteration just before the read's, ordered before the read.
+  std::vector<const ViewWrite*> writtenSinceThePreviousRead(const ReadAt& r, size_t d,
+                                                            const std::vector<std::pair<const ViewWrite*, bool>>& earlier) const {
+    if (!r.order || r.pos[d].ordinal == 0) return {};
+    const std::map<int64_t, int> reads = readInstancesBefore(r, d);
+    std::vector<const ViewWrite*> out;
+    for (const auto& [w, by_statement] : earlier) {
+      const auto read = reads.find(w->loops[d].second);
+      if (!by_statement || read == reads.end() || !r.order->before(r.p, read->second, w->proc, w->pc)) return {};
+      if (w->pos[d].ordinal + 1 == r.pos[d].ordinal && r.order->before(w->proc, w->pc, r.p, r.pc)) out.push_back(w);
+    }
+    return out;
   }
   // Whether, among the writes `over` in a loop paired with the read's loop
   // at depth d, one whose data that loop may change is at an earlier
@@ -2853,33 +2905,46 @@ class Builder {
   // reader's own writes before it at its iteration (`mine`) cover their
   // bytes too: there the read finds its own data, never the skipped write
   // (session 50: rocSOLVER's potf2 column, whose rows each wave rescales
-  // before reading the column whole inside the rank-1 update's loop).
-  bool skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
-                 const std::vector<const ViewWrite*>& over, const std::vector<const ViewWrite*>& mine,
-                 const Access& a) const {
+  // before reading the column whole inside the rank-1 update's loop). So
+  // do the writes of the iteration before that the read means where the
+  // body writes after it reads (writtenSinceThePreviousRead, session 53).
+  bool skippedAt(const ReadAt& r, size_t d, int role, const std::vector<const ViewWrite*>& over,
+                 const std::vector<const ViewWrite*>& mine, const Access& a) const {
+    const Loops& at = r.at;
+    const std::vector<LoopPos>& pos = r.pos;
     ElementSet here;  // the read's bytes written at its iteration
     std::vector<const ViewWrite*> earlier;
+    std::vector<std::pair<const ViewWrite*, bool>> before;  // every write paired at an earlier iteration, by statement?
     for (const ViewWrite* w : over) {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (!order) continue;
       if (order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
-      else if (order->order < 0 && w->data.reads(w->loops[d].first) &&
-               (!order->by_statement || runsIteration(w->proc, at, d)))
-        earlier.push_back(w);
+      else if (order->order < 0) {
+        before.emplace_back(w, order->by_statement && !order->unsure);
+        if (w->data.reads(w->loops[d].first) && (!order->by_statement || runsIteration(w->proc, at, d)))
+          earlier.push_back(w);
+      }
     }
     for (const ViewWrite* w : mine) {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (order && order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
     }
-    bool uncovered = false;
-    for (const ViewWrite* w : earlier)
-      forEachRun(w->bytes, [&](int64_t wlo, int64_t whi) {
-        forEachRun(a, [&](int64_t alo, int64_t ahi) {
-          const int64_t lo = std::max(wlo, alo), hi = std::min(whi, ahi);
-          uncovered = uncovered || (lo < hi && here.firstMissing(lo, hi));
+    auto uncovered = [&] {
+      bool any = false;
+      for (const ViewWrite* w : earlier)
+        forEachRun(w->bytes, [&](int64_t wlo, int64_t whi) {
+          forEachRun(a, [&](int64_t alo, int64_t ahi) {
+            const int64_t lo = std::max(wlo, alo), hi = std::min(whi, ahi);
+            any = any || (lo < hi && here.firstMissing(lo, hi));
+          });
         });
-      });
-    return uncovered;
+      return any;
+    };
+    if (!uncovered()) return false;
+    const std::vector<const ViewWrite*> meant = writtenSinceThePreviousRead(r, d, before);
+    if (meant.empty()) return true;
+    for (const ViewWrite* w : meant) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
+    return uncovered();
   }
   // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
   // how its iteration compares with the read's (-1 earlier, 0 the same,

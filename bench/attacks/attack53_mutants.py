@@ -48,6 +48,10 @@ from the repository root):
   (corpus/bugs/data.stale-read/stencil_three_warps_row_update_skipped_once_fixed.cake)
   with updates skipped in other rounds, by other warps, and an update
   computed from a slot it does not read back.
+* column (stale52's per-run laps of a column slice): the column-sliced
+  stencil (corpus/bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake)
+  with a row's update skipped in other rounds, and with the update shifted
+  one column past the read's slice.
 """
 import os
 import re
@@ -320,8 +324,29 @@ def discount():
     return out
 
 
+# ---------------------------------------------------------------- column
+def column():
+    fixed = strip_header(corpus("bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake"))
+    m = re.search(r"\n( +)(lm\.copy\(buf\[0\]\[2 - w:3 - w, 1:9\], one\)[^\n]*\n)", fixed)
+    assert m, "the update line"
+    pad, line = m.group(1), m.group(2)
+
+    def upd_if(cond, text=fixed, ln=line):
+        return rep(text, pad + ln, f"{pad}if {cond}:\n{pad}    {ln}")
+
+    # the update shifted one column right: columns 2..9, of which the read sees 2..8
+    shifted_line = line.replace("1:9], one)", "2:10], one)")
+    shifted = rep(fixed, pad + line, pad + shifted_line)
+    out = [("good", "base", fixed), ("good", "shifted_update", shifted)]
+    for cond, label in [("w == 0 or it != 1", "bad"), ("w == 1 or it != 0", "bad"), ("w == 1 or it == 0", "bad"),
+                        ("it % 2 == 0", "bad"), ("w == 0 or it != 2", "bad"), ("it + 1 < n", "good")]:
+        out.append((label, "update_if_" + slug(cond), upd_if(cond)))
+        out.append((label, "shifted_update_if_" + slug(cond), upd_if(cond, shifted, shifted_line)))
+    return out
+
+
 BASES = [("gaps", gaps), ("defined", defined), ("loopvar", loopvar), ("after", after), ("head", head),
-         ("seed", seed), ("discount", discount)]
+         ("seed", seed), ("discount", discount), ("column", column)]
 
 
 if __name__ == "__main__":
