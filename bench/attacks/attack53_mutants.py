@@ -307,14 +307,22 @@ def seed():
 
 
 # ---------------------------------------------------------------- discount
-def discount():
-    fixed = strip_header(corpus("bugs/data.stale-read/stencil_three_warps_row_update_skipped_once_fixed.cake"))
-    m = re.search(r"\n( +)(lm\.copy\(buf\[0\]\[2 - w:3 - w, :\], one\)[^\n]*\n)", fixed)
+def stencil_update(path, cols):
+    """A corpus stencil without its header, its update line `lm.copy(buf[0][2
+    - w:3 - w, COLS], one)` (with its indent and comment) and a maker of the
+    stencil with that line under `if cond:`."""
+    fixed = strip_header(corpus(path))
+    m = re.search(r"\n( +)(lm\.copy\(buf\[0\]\[2 - w:3 - w, " + re.escape(cols) + r"\], one\)[^\n]*\n)", fixed)
     assert m, "the update line"
     pad, line = m.group(1), m.group(2)
 
-    def upd_if(cond):
-        return rep(fixed, pad + line, f"{pad}if {cond}:\n{pad}    {line}")
+    def upd_if(cond, text=fixed, ln=line):
+        return rep(text, pad + ln, f"{pad}if {cond}:\n{pad}    {ln}")
+    return fixed, pad, line, upd_if
+
+
+def discount():
+    fixed, _, _, upd_if = stencil_update("bugs/data.stale-read/stencil_three_warps_row_update_skipped_once_fixed.cake", ":")
 
     out = [("good", "base", fixed)]
     for cond, label in [("w != 2 or it != 0", "bad"), ("w != 2 or it != 2", "bad"), ("w != 2 or it % 2 == 0", "bad"),
@@ -326,13 +334,8 @@ def discount():
 
 # ---------------------------------------------------------------- column
 def column():
-    fixed = strip_header(corpus("bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake"))
-    m = re.search(r"\n( +)(lm\.copy\(buf\[0\]\[2 - w:3 - w, 1:9\], one\)[^\n]*\n)", fixed)
-    assert m, "the update line"
-    pad, line = m.group(1), m.group(2)
-
-    def upd_if(cond, text=fixed, ln=line):
-        return rep(text, pad + ln, f"{pad}if {cond}:\n{pad}    {ln}")
+    fixed, pad, line, upd_if = stencil_update(
+        "bugs/data.stale-read/stencil_column_slice_row_updated_first_round_only_fixed.cake", "1:9")
 
     # the update shifted one column right: columns 2..9, of which the read sees 2..8
     shifted_line = line.replace("1:9], one)", "2:10], one)")
