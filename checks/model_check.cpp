@@ -4340,9 +4340,19 @@ class BindingSearch {
     // (helper attack52, session 52). So the values are asked again over
     // each gap the facts leave between consecutive allowed values: the
     // part's differences to the allowed values one gap below and above.
+    // Where a fact neither bounds nor repeats in the parameter (`P % 7 ==
+    // 0 or P < 10`, `P * P % 7 == 0`, `P != 693`) and its allowed values are
+    // too many to walk, the gaps are not worked out: the part is named
+    // unplaced (*unknown*), never passed (helper attack53).
     std::vector<ExprPtr> facts;
     for (const ir::Assume& a : s_.assumes) facts.push_back(a.cond);
-    for (const auto& [below, above] : allowedGaps(facts, p, env(base)))
+    const auto gaps = allowedGaps(facts, p, env(base));
+    if (!gaps)
+      return StepElsewhere{std::nullopt, fmt::format("may step between values of {} the lm.assume facts keep apart, "
+                                                     "whose gaps are not worked out (a fact neither bounds nor "
+                                                     "repeats in it, over more than 65536 values)",
+                                                     s_.params[p].name)};
+    for (const auto& [below, above] : *gaps)
       if (auto step = stepBetween(part, p, base, out, below, above)) return step;
     return std::nullopt;
   }

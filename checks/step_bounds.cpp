@@ -552,28 +552,83 @@ std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Sp
   return Span::of(*first, *last);
 }
 
-std::set<std::pair<int64_t, int64_t>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at) {
-  const Repeats repeats(p, at);
-  Wide length = 1;
-  const std::vector<const Expr*> repeating = repeatingFacts(repeats, facts, p, length);
-  std::set<std::pair<int64_t, int64_t>> gaps;
-  if (repeating.empty()) return gaps;
-  ir::EvalEnv env = at;
-  std::vector<Wide> allowed;
-  for (Wide x = 0; x < length; ++x) {
-    env.params[p] = static_cast<int64_t>(x);
-    if (std::all_of(repeating.begin(), repeating.end(), [&](const Expr* f) {
-          const std::optional<int64_t> v = ir::evaluate(*f, env);
-          return !v || *v != 0;  // (not evaluated: kept)
-        }))
-      allowed.push_back(x);
-  }
+namespace {
+
+using Gaps = std::set<std::pair<int64_t, int64_t>>;
+
+// The (below, above) gaps of the values in `allowed` (ascending) that have
+// an allowed value on both sides, each seen `length` apart where the
+// values repeat (`length` > 0: allowed[0] + length follows the last), but
+// (1, 1).
+Gaps gapsBetween(const std::vector<Wide>& allowed, Wide length) {
+  Gaps gaps;
   const size_t n = allowed.size();
   for (size_t i = 0; i < n; ++i) {
+    if (length == 0 && (i == 0 || i + 1 == n)) continue;  // (an end: no value beyond it)
     const Wide below = i > 0 ? allowed[i] - allowed[i - 1] : allowed[0] + length - allowed[n - 1];
     const Wide above = i + 1 < n ? allowed[i + 1] - allowed[i] : allowed[0] + length - allowed[i];
     if (below > 1 || above > 1) gaps.insert({static_cast<int64_t>(below), static_cast<int64_t>(above)});
   }
+  return gaps;
+}
+
+// Whether every fact of `facts` holds at p = x (one that does not evaluate
+// is kept).
+bool holdsAt(const std::vector<const Expr*>& facts, ir::EvalEnv& env, int p, Wide x) {
+  env.params[p] = static_cast<int64_t>(x);
+  return std::all_of(facts.begin(), facts.end(), [&](const Expr* f) {
+    const std::optional<int64_t> v = ir::evaluate(*f, env);
+    return !v || *v != 0;
+  });
+}
+
+constexpr Wide kGapScan = Wide(1) << 16;  // the most values of p walked where a fact neither bounds nor repeats
+constexpr size_t kMostGaps = 64;          // the most gap pairs returned from such a walk
+
+}  // namespace
+
+std::optional<std::set<std::pair<int64_t, int64_t>>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p,
+                                                                  const ir::EvalEnv& at) {
+  const Repeats repeats(p, at);
+  // Each conjunct that reads p: a comparison affine in p (a span: no gap
+  // inside it), one that repeats (shift 0, over at most Repeats::kLongest
+  // values with the others), or neither (irregular: `P % 7 == 0 or P < 10`,
+  // `P * P % 7 == 0`, `P != 693`, a residue of a longer period). The
+  // irregular ones leave gaps no length shows (attack53: a step at P = 693
+  // under each of those exited 0 *checked*), so the values allowed are then
+  // walked one by one where the span is short, and else not worked out.
+  std::vector<const Expr*> all, repeating, reading;
+  for (const ir::ExprPtr& f : facts) conjuncts(f, all);
+  Wide length = 1;
+  bool irregular = false;
+  for (const Expr* f : all) {
+    if (!ir::readsSymbol(*f, ExprKind::Param, p)) continue;
+    reading.push_back(f);
+    if (comparisonSpan(*f, p, at)) continue;
+    const std::optional<Repeat> r = repeats.of(*f);
+    const Wide l = r && r->shift == 0 ? length / gcdOf(length, r->length) * r->length : Repeats::kLongest + 1;
+    if (l > Repeats::kLongest) {
+      irregular = true;
+      continue;
+    }
+    length = l;
+    repeating.push_back(f);
+  }
+  ir::EvalEnv env = at;
+  std::vector<Wide> allowed;
+  if (!irregular) {
+    if (repeating.empty()) return Gaps{};
+    for (Wide x = 0; x < length; ++x)
+      if (holdsAt(repeating, env, p, x)) allowed.push_back(x);
+    return gapsBetween(allowed, length);
+  }
+  const std::optional<Span> xs = allowedSpan(facts, p, Span::of(INT32_MIN, INT32_MAX), at);
+  if (!xs) return Gaps{};
+  if (!xs->finite() || xs->hi - xs->lo >= kGapScan) return std::nullopt;
+  for (Wide x = xs->lo; x <= xs->hi; ++x)
+    if (holdsAt(reading, env, p, x)) allowed.push_back(x);
+  Gaps gaps = gapsBetween(allowed, 0);
+  if (gaps.size() > kMostGaps) return std::nullopt;
   return gaps;
 }
 

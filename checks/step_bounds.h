@@ -73,13 +73,18 @@ std::optional<PartBounds> partBounds(const ir::Expr& e, int p, const Span& xs, c
 std::optional<Span> allowedSpan(const std::vector<ir::ExprPtr>& facts, int p, Span xs, const ir::EvalEnv& at);
 
 // The gaps (below, above) from each value of parameter `p` that the facts
-// repeating in p allow (shift 0, over a length of at most 4,096) to the
-// allowed values next to it, over one length of them, but (1, 1): `K % 64
-// == 0` leaves (64, 64); `P % 7 != 0` leaves (2, 1) at 1 and (1, 2) at 6;
-// `P % 7 == 0 or P % 7 == 3` (3, 4) and (4, 3). The other symbols as in
-// partBounds; the other facts are not read (they allow more values, never
-// fewer). Empty where none repeats.
-std::set<std::pair<int64_t, int64_t>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p, const ir::EvalEnv& at);
+// allow to the allowed values next to it, but (1, 1): `K % 64 == 0` leaves
+// (64, 64); `P % 7 != 0` leaves (2, 1) at 1 and (1, 2) at 6; `P % 7 == 0
+// or P % 7 == 3` (3, 4) and (4, 3). The other symbols as in partBounds.
+// Facts that repeat in p (shift 0, over a length of at most 4,096 together)
+// are read over one length; comparisons affine in p leave no gap inside
+// their span. Where a fact reading p is neither (`P % 7 == 0 or P < 10`,
+// `P * P % 7 == 0`, `P != 693`, a residue of a longer period), the values
+// the facts allow are walked one by one where their span holds at most
+// 2^16 values (and give at most 64 pairs); else nullopt: the gaps are not
+// worked out. Empty where no fact leaves a gap.
+std::optional<std::set<std::pair<int64_t, int64_t>>> allowedGaps(const std::vector<ir::ExprPtr>& facts, int p,
+                                                                  const ir::EvalEnv& at);
 
 // Every bend (differences down f(x) - f(x - 1) and up f(x + 1) - f(x), down
 // != up) `e` makes at a value x of parameter `p` in `xs` where each fact

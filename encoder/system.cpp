@@ -2839,58 +2839,61 @@ class Builder {
       else if (w.pc < pc) mine.push_back(&w);
     });
     const std::vector<LoopPos> pos = positions(p, in.loops);
-    for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d) {
-      ElementSet left = skippedAt(in.loops, pos, d, sys_.procs[p].role, over, mine, a);
-      if (left.intervals().empty()) continue;
-      for (const auto& [lo, hi] : answeredAtThePreviousIteration(p, pc, in.loops, d, over, a).intervals())
-        left.remove(lo, hi);
-      if (!left.intervals().empty()) return true;
-    }
+    const ReadAt read{p, pc, in.loops, pos, barrierOrder()};
+    for (size_t d = 0; d < in.loops.size() && !over.empty(); ++d)
+      if (skippedAt(read, d, sys_.procs[p].role, over, mine, a)) return true;
     return false;
   }
-  // The read's bytes that a write of the previous iteration of the loop at
-  // depth d answers (session 53, helper stale53): every other process's
-  // write of them at that iteration (the same loop statement) is ordered
-  // after a read of them by the reader at that iteration and before this
-  // read. The loop's writes then come after its reads in their round (an
-  // in-place stencil's update), so a round's read means the previous
-  // round's write, which it finds: a write this iteration makes, or skips,
-  // after this read is none it meant. Not so where a write of the previous
-  // iteration comes before the reader's read there (a table the loop
-  // writes for its round, then reads): its absence at this iteration is
-  // the skip. A stencil whose last round skips its update (nothing reads
-  // it) was reported: docs/rules/data.stale-read.md "A round's update
-  // skipped where no read follows".
-  ElementSet answeredAtThePreviousIteration(int p, int pc, const Loops& at, size_t d,
-                                            const std::vector<const ViewWrite*>& over, const Access& a) {
-    ElementSet answered;
-    const BarrierOrder* order = barrierOrder();
-    const auto run = loop_runs_.find({p, Loops(at.begin(), at.begin() + d), at[d].first});
-    if (!order || run == loop_runs_.end() || at[d].second == run->second.lo) return answered;
-    const Loops here(at.begin(), at.begin() + d + 1);
-    Loops prev = here;
-    prev[d].second -= run->second.step;
-    auto atIteration = [&](const Loops& it, const Loops& l) {
-      return l.size() > d && std::equal(it.begin(), it.end(), l.begin());
-    };
-    auto atPrev = [&](const Loops& l) { return atIteration(prev, l); };
-    std::vector<int> reads;  // the reader's reads of a's bytes at the previous iteration
-    const auto& prog = sys_.procs[p].program;
-    // back from the read over its own iteration, then the previous one (program order is iteration order)
-    for (int r = pc - 1; r >= 0 && (atIteration(here, prog[r].loops) || atPrev(prog[r].loops)); --r)
-      if (atPrev(prog[r].loops) &&
-          std::any_of(prog[r].accesses.begin(), prog[r].accesses.end(),
-                      [&](const Access& x) { return !x.write && x.space == a.space && bytesMeet(a, x); }))
-        reads.push_back(r);
-    ElementSet before_a_read;  // bytes some write of that iteration lands on before the reader's read there
-    for (const ViewWrite* v : over) {
-      if (!atPrev(v->loops)) continue;
-      const bool answers = order->before(v->proc, v->pc, p, pc) &&
-                           std::any_of(reads.begin(), reads.end(), [&](int r) { return order->before(p, r, v->proc, v->pc); });
-      forEachRun(v->bytes, [&](int64_t lo, int64_t hi) { (answers ? answered : before_a_read).add(lo, hi); });
+  // The read skippedAt looks at: its process, program index, loops and
+  // their positions, and the barrier order (null where there is none).
+  struct ReadAt {
+    int p, pc;
+    const Loops& at;
+    const std::vector<LoopPos>& pos;
+    const BarrierOrder* order;
+  };
+  // The read's instances at each earlier iteration of its loop at depth d
+  // (the loops outside it at the read's iterations): the loop variable's
+  // value -> the program index of the last instance there.
+  std::map<int64_t, int> readInstancesBefore(const ReadAt& r, size_t d) const {
+    std::map<int64_t, int> out;
+    const std::vector<Instr>& prog = sys_.procs[r.p].program;
+    const ir::Stmt* stmt = prog[r.pc].stmt;
+    for (int q = r.pc - 1; q >= 0; --q) {
+      const Instr& in = prog[q];
+      if (in.stmt != stmt || in.loops.size() <= d || in.loops[d].first != r.at[d].first ||
+          in.loops[d].second == r.at[d].second || !std::equal(r.at.begin(), r.at.begin() + d, in.loops.begin()))
+        continue;
+      out.try_emplace(in.loops[d].second, q);  // (scanning backward: the last instance first)
     }
-    for (const auto& [lo, hi] : before_a_read.intervals()) answered.remove(lo, hi);
-    return answered;
+    return out;
+  }
+  // The writes `earlier` (at earlier iterations of the read's loop at depth
+  // d) that the read means instead of a write at its own iteration: the
+  // loop body writes after it reads (a stencil's update after its
+  // neighbourhood read), so the read means the iteration before's write,
+  // and its own iteration's write (after it) is none of its data. A last
+  // iteration that leaves the write out (read by no one) then skips
+  // nothing the read means (helper attack53, session 53: the two-warp
+  // stencil with `if it + 1 < n:` around its update was a false
+  // data.stale-read, docs/known-limits.md "data.stale-read: a stencil whose
+  // last round skips its update"). Only where every such write is of the
+  // read's loop statement (an instance of its role) and lies after the
+  // read's instance at its own iteration in the barriers' order (a write
+  // before the read in the body, skipped, would leave the iteration
+  // before's data: none is then returned), and of those the ones at the
+  // iteration just before the read's, ordered before the read.
+  std::vector<const ViewWrite*> writtenSinceThePreviousRead(const ReadAt& r, size_t d,
+                                                            const std::vector<std::pair<const ViewWrite*, bool>>& earlier) const {
+    if (!r.order || r.pos[d].ordinal == 0) return {};
+    const std::map<int64_t, int> reads = readInstancesBefore(r, d);
+    std::vector<const ViewWrite*> out;
+    for (const auto& [w, by_statement] : earlier) {
+      const auto read = reads.find(w->loops[d].second);
+      if (!by_statement || read == reads.end() || !r.order->before(r.p, read->second, w->proc, w->pc)) return {};
+      if (w->pos[d].ordinal + 1 == r.pos[d].ordinal && r.order->before(w->proc, w->pc, r.p, r.pc)) out.push_back(w);
+    }
+    return out;
   }
   // Whether, among the writes `over` in a loop paired with the read's loop
   // at depth d, one whose data that loop may change is at an earlier
@@ -2902,32 +2905,46 @@ class Builder {
   // reader's own writes before it at its iteration (`mine`) cover their
   // bytes too: there the read finds its own data, never the skipped write
   // (session 50: rocSOLVER's potf2 column, whose rows each wave rescales
-  // before reading the column whole inside the rank-1 update's loop).
-  // The bytes so left (none: no skip at depth d).
-  ElementSet skippedAt(const Loops& at, const std::vector<LoopPos>& pos, size_t d, int role,
-                       const std::vector<const ViewWrite*>& over, const std::vector<const ViewWrite*>& mine,
-                       const Access& a) const {
+  // before reading the column whole inside the rank-1 update's loop). So
+  // do the writes of the iteration before that the read means where the
+  // body writes after it reads (writtenSinceThePreviousRead, session 53).
+  bool skippedAt(const ReadAt& r, size_t d, int role, const std::vector<const ViewWrite*>& over,
+                 const std::vector<const ViewWrite*>& mine, const Access& a) const {
+    const Loops& at = r.at;
+    const std::vector<LoopPos>& pos = r.pos;
     ElementSet here;  // the read's bytes written at its iteration
     std::vector<const ViewWrite*> earlier;
+    std::vector<std::pair<const ViewWrite*, bool>> before;  // every write paired at an earlier iteration, by statement?
     for (const ViewWrite* w : over) {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (!order) continue;
       if (order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
-      else if (order->order < 0 && w->data.reads(w->loops[d].first) &&
-               (!order->by_statement || runsIteration(w->proc, at, d)))
-        earlier.push_back(w);
+      else if (order->order < 0) {
+        before.emplace_back(w, order->by_statement && !order->unsure);
+        if (w->data.reads(w->loops[d].first) && (!order->by_statement || runsIteration(w->proc, at, d)))
+          earlier.push_back(w);
+      }
     }
     for (const ViewWrite* w : mine) {
       const std::optional<Paired> order = pairedAt(at, pos, d, role, *w);
       if (order && order->order == 0 && !order->unsure) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
     }
-    ElementSet uncovered;
-    for (const ViewWrite* w : earlier)
-      forEachRun(w->bytes, [&](int64_t wlo, int64_t whi) {
-        forEachRun(a, [&](int64_t alo, int64_t ahi) { uncovered.add(std::max(wlo, alo), std::min(whi, ahi)); });
-      });
-    for (const auto& [lo, hi] : here.intervals()) uncovered.remove(lo, hi);
-    return uncovered;
+    auto uncovered = [&] {
+      bool any = false;
+      for (const ViewWrite* w : earlier)
+        forEachRun(w->bytes, [&](int64_t wlo, int64_t whi) {
+          forEachRun(a, [&](int64_t alo, int64_t ahi) {
+            const int64_t lo = std::max(wlo, alo), hi = std::min(whi, ahi);
+            any = any || (lo < hi && here.firstMissing(lo, hi));
+          });
+        });
+      return any;
+    };
+    if (!uncovered()) return false;
+    const std::vector<const ViewWrite*> meant = writtenSinceThePreviousRead(r, d, before);
+    if (meant.empty()) return true;
+    for (const ViewWrite* w : meant) forEachRun(w->bytes, [&](int64_t lo, int64_t hi) { here.add(lo, hi); });
+    return uncovered();
   }
   // Where write w's loop at depth d pairs with the read's (`at`, `pos`):
   // how its iteration compares with the read's (-1 earlier, 0 the same,

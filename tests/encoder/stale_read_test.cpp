@@ -1375,3 +1375,32 @@ TEST(StaleRead, SlowCostlySystemsAgreeWithZ3Bmc) {
   EXPECT_TRUE(agreedRules(olderGenerationRead(), {}).count("data.stale-read"));
   EXPECT_EQ(agreedRules(stale_read_per_byte::kCarried, {{"n", 2}}), Rules{});
 }
+
+// A stencil whose updates are left out of its last round: the body writes
+// after it reads, so each round's read means the round before's update,
+// and the last round's is read by no one. The loop-skip rule ("A write its
+// loop skips") took the missing write at the read's own iteration for a
+// skip and left the read uncapped: a false data.stale-read at n = 3
+// (helper attack52's docs/limits/stencil_last_round_update_skipped.cake).
+// Since helper attack53 (session 53) a write of the iteration before that
+// lies between the read's instance there and the read covers its bytes.
+// Left out of the last two rounds, the round before the last's update is
+// missed by the last round's read: still stale.
+TEST(StaleRead, AnUpdateTheLastRoundLeavesOutIsReadByNoOne) {
+  using namespace stale_read_per_byte;
+  const std::string dir = "corpus/bugs/data.stale-read/";
+  const std::string fixed = cake::testing::corpusText(dir + "stencil_column_slice_update_skipped_in_last_two_rounds_fixed.cake");
+  for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(fixed, {{"n", n}}), Rules{}) << n;
+  const std::string broken = cake::testing::corpusText(dir + "stencil_column_slice_update_skipped_in_last_two_rounds.cake");
+  EXPECT_TRUE(perByteRules(broken, {{"n", 3}}).count("data.stale-read"));
+  // the three-warp stencil (each row seeded by one warp, updated by another)
+  const std::string three = cake::testing::corpusText(dir + "stencil_three_warps_row_update_skipped_once_fixed.cake");
+  const std::string update = "            lm.copy(buf[0][2 - w:3 - w, :], one)";
+  auto under = [&](const std::string& cond) {
+    return cake::testing::replace(three, update, "            if " + cond + ":\n    " + update);
+  };
+  for (const std::string cond : {"it + 1 < n", "w != 2 or it + 1 < n"})
+    for (const int64_t n : {1, 2, 3, 4}) EXPECT_EQ(perByteRules(under(cond), {{"n", n}}), Rules{}) << cond << " " << n;
+  EXPECT_TRUE(perByteRules(under("it + 2 < n"), {{"n", 3}}).count("data.stale-read"));
+  EXPECT_TRUE(perByteRules(under("w != 2 or it + 2 < n"), {{"n", 3}}).count("data.stale-read"));
+}

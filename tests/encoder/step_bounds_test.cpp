@@ -233,16 +233,16 @@ TEST(StepBounds, AllowedGapsOfResidueFacts) {
   };
   const cake::ir::EvalEnv at;
   using Gaps = std::set<std::pair<int64_t, int64_t>>;
-  EXPECT_EQ(cake::checks::allowedGaps({residue(64, ExprKind::Eq, 0)}, 0, at), (Gaps{{64, 64}}));
-  EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Ne, 0)}, 0, at), (Gaps{{2, 1}, {1, 2}}));
-  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(4, ExprKind::Eq, 0), residue(4, ExprKind::Eq, 2)})}, 0, at),
+  EXPECT_EQ(*cake::checks::allowedGaps({residue(64, ExprKind::Eq, 0)}, 0, at), (Gaps{{64, 64}}));
+  EXPECT_EQ(*cake::checks::allowedGaps({residue(7, ExprKind::Ne, 0)}, 0, at), (Gaps{{2, 1}, {1, 2}}));
+  EXPECT_EQ(*cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(4, ExprKind::Eq, 0), residue(4, ExprKind::Eq, 2)})}, 0, at),
             (Gaps{{2, 2}}));
-  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(7, ExprKind::Eq, 0), residue(7, ExprKind::Eq, 3)})}, 0, at),
+  EXPECT_EQ(*cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Or, {residue(7, ExprKind::Eq, 0), residue(7, ExprKind::Eq, 3)})}, 0, at),
             (Gaps{{4, 3}, {3, 4}}));
-  EXPECT_EQ(cake::checks::allowedGaps({residue(7, ExprKind::Eq, 0), sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at),
+  EXPECT_EQ(*cake::checks::allowedGaps({residue(7, ExprKind::Eq, 0), sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at),
             (Gaps{{7, 7}}));
-  EXPECT_EQ(cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at), Gaps{});
-  EXPECT_EQ(cake::checks::allowedGaps({}, 0, at), Gaps{});
+  EXPECT_EQ(*cake::checks::allowedGaps({sbt::makeExpr(ExprKind::Le, {P, sbt::makeConst(1000)})}, 0, at), Gaps{});
+  EXPECT_EQ(*cake::checks::allowedGaps({}, 0, at), Gaps{});
 }
 
 // A part that steps between two allowed values where the lm.assume facts
@@ -263,4 +263,47 @@ TEST(StepBounds, AStepBetweenResidueFactsValuesIsRun) {
   EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 693 is not found";
   const cover::BoundedVerdict good = cover::boundedVerdict(withFact("P % 7 == 4"));
   EXPECT_TRUE(good.rules.empty()) << "a false alarm";
+}
+
+// Facts that neither bound nor repeat in P leave gaps too: `P % 7 == 0 or
+// P < 10` (every value below 10, then the multiples of 7), `P * P % 7 ==
+// 0` (the multiples of 7, through a product the repeats do not read) and
+// `P % 7 == 0 or P == 1`. Before, allowedGaps read only the repeating
+// facts, found none, and the step at P = 693 exited 0 *checked* under each
+// (helper attack53, session 53). Their allowed values are walked now; a
+// twin whose step falls on no allowed value stays clean.
+TEST(StepBounds, AStepBetweenValuesIrregularFactsKeepApartIsRun) {
+  namespace cover = cake::testing::cover;
+  auto withFact = [&](const std::string& part, const std::string& fact) {
+    return cake::testing::replace(cover::guardedRowRead("", "64 + (" + part + ")"), "    lm.assume(P <= 1000)\n",
+                                  "    lm.assume(P <= 1000)\n    lm.assume(" + fact + ")\n");
+  };
+  const std::string step = "(P + 9) // 700 - (P + 3) // 700";  // 1 at P = 691..696: of the multiples of 7, 693
+  for (const std::string fact : {"P % 7 == 0 or P < 10", "P * P % 7 == 0", "P % 7 == 0 or P == 1"}) {
+    const cover::BoundedVerdict bad = cover::boundedVerdict(withFact(step, fact));
+    EXPECT_TRUE(bad.rules.count("data.stale-read")) << "UNSOUND: the read past the stores at P = 693 is not found under "
+                                                    << fact;
+  }
+  // 1 at P = 694 only: no multiple of 7
+  const cover::BoundedVerdict good = cover::boundedVerdict(withFact("(P + 1) // 695 - P // 695", "P % 7 == 0 or P < 10"));
+  EXPECT_TRUE(good.rules.empty()) << "a false alarm";
+}
+
+// The gaps of facts that neither bound nor repeat: walked over a short
+// span (`P % 7 == 0 or P < 10` within [1, 40]: 1 below and 5 above 9, 5
+// and 7 at 14, 7 and 7 after), not worked out over a long one.
+TEST(StepBounds, AllowedGapsOfIrregularFacts) {
+  using sbt::ExprKind;
+  const sbt::ExprPtr P = sbt::param(0);
+  const auto c = [](int64_t v) { return sbt::makeConst(v); };
+  const sbt::ExprPtr irregular = sbt::makeExpr(
+      ExprKind::Or, {sbt::makeExpr(ExprKind::Eq, {sbt::makeExpr(ExprKind::Mod, {P, c(7)}), c(0)}),
+                     sbt::makeExpr(ExprKind::Lt, {P, c(10)})});
+  const sbt::ExprPtr from1 = sbt::makeExpr(ExprKind::Ge, {P, c(1)});
+  const cake::ir::EvalEnv at;
+  using Gaps = std::set<std::pair<int64_t, int64_t>>;
+  const auto gaps = cake::checks::allowedGaps({irregular, from1, sbt::makeExpr(ExprKind::Le, {P, c(40)})}, 0, at);
+  ASSERT_TRUE(gaps);
+  EXPECT_EQ(*gaps, (Gaps{{1, 5}, {5, 7}, {7, 7}}));
+  EXPECT_FALSE(cake::checks::allowedGaps({irregular, from1}, 0, at));
 }
