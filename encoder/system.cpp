@@ -3082,6 +3082,9 @@ class Builder {
   // 0 (the reader means its first update next): no discount there.
   void discountFirstReadsOfSlotUpdates() {
     std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, bool> memo;  // (p, first read, view, index, lo, hi)
+    // (p, space, lo, hi) -> the range cut at the others' writes' ends: a
+    // range is read again in every round (the cut was most of the search)
+    std::map<std::tuple<int, int, int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> pieces;
     // A discount needs a seeder and an updater of the read's own slot
     // (space, view, index), two processes other than the reader that write
     // it synchronously (firstReadIsNoLapOfTheUpdates: `plain`), the updater
@@ -3111,7 +3114,9 @@ class Builder {
         // per piece between the others' writes' ends: each has its own
         // seeders and updaters (a row seeded by one warp and updated by
         // another, beside a row where the two are other warps)
-        for (const auto& [lo, hi] : piecesBetweenOtherWrites(p, a, x.lo, x.hi)) {
+        auto [cut, cut_fresh] = pieces.try_emplace({p, a.space, x.lo, x.hi});
+        if (cut_fresh) cut->second = piecesBetweenOtherWrites(p, a, x.lo, x.hi);
+        for (const auto& [lo, hi] : cut->second) {
           auto [m, fresh] = memo.try_emplace({p, x.first_instr, a.view, a.index, lo, hi}, false);
           if (fresh) m->second = firstReadIsNoLapOfTheUpdates(p, x.first_instr, a, lo, hi);
           RangeReturns piece = x;
