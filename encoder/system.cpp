@@ -34,16 +34,11 @@ using ir::Stmt;
 
 namespace {
 
-// Internal: a reason why the schedule cannot be turned into a system.
-// (proc, view, index): a reader's view index built without the seed rule
+// (proc, view, index): a reader's view index whose reads may count a seed
+// (Builder::checkSeeds)
 using SeedKey = std::tuple<int, int, int64_t>;
-// Thrown by Builder::build where a first read counted as seeded by its
-// reader finds another process's write (checkSeeds): the system is built
-// again with those indices unseeded (buildUnseededWhereOverwritten).
-struct SeedsOverwritten {
-  std::set<SeedKey> keys;
-};
 
+// Internal: a reason why the schedule cannot be turned into a system.
 struct BuildError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -248,6 +243,10 @@ struct ProcState {
     int64_t marker = 0;
     int64_t own_gen = -1;
     std::vector<BytesRead> bytes;  // disjoint, sorted by lo
+    // `bytes` as counted without the seed rule, once a read of the index
+    // counted a seed (until then the two are equal): what the index's reads
+    // mean if Builder::checkSeeds finds the seed overwritten
+    std::optional<std::vector<BytesRead>> unseeded_bytes;
     std::vector<std::pair<int64_t, int64_t>> own_ranges;
     int64_t key_iter = -1;    // the keying loop's iteration of the last read (-1: none)
     int64_t bar_marker = 0;   // bar_syncs at the last read
@@ -311,7 +310,6 @@ class Builder {
   void setHook(const EvalHook* hook) { hook_ = hook; }
   void setSemantics(const BuildSemantics& sem) { sem_ = sem; }
   void setEmptyLoops(ReplacedEmptyLoops* e) { empty_loops_ = e; }
-  void setUnseeded(const std::set<SeedKey>& keys) { unseeded_ = keys; }
 
   System build() {
     resolveTarget();
@@ -404,7 +402,15 @@ class Builder {
     std::vector<std::pair<int64_t, int64_t>> pieces;
   };
   std::vector<SeedEvent> seed_events_;
-  std::set<SeedKey> unseeded_;  // built without the seed rule (checkSeeds found it overwritten)
+  // What a read of an index with a counted seed means without the seed
+  // rule (tag()): checkSeeds puts it in place where the seed is overwritten.
+  struct UnseededRead {
+    size_t instr, acc;
+    size_t event;  // its entry in the process's read_events_ of the index
+    int64_t gen, returns, gen_plain, returns_plain;
+    std::vector<RangeReturns> by_range;
+  };
+  std::map<SeedKey, std::vector<UnseededRead>> unseeded_reads_;
   // per process: its reads of each view index in program order (tag())
   std::vector<std::map<std::pair<int, int64_t>, std::vector<ProcState::ReadEvent>>> read_events_;
   std::vector<const ir::Stmt*> loop_stmts_;  // the loops around the op being built, outermost first
@@ -1411,9 +1417,19 @@ class Builder {
     const bool after_read_back = it->second.read_back_lo <= a.lo && a.hi <= it->second.read_back_hi;
     const bool reread = ret && it->second.own_gen < 0 && (same_round || after_read_back);
     const auto own = ps_->writes.find(std::make_tuple(a.space, a.view, a.index));
-    const bool seeds = own != ps_->writes.end() && !unseeded_.count({proc_, a.view, a.index});
+    const bool seeds = own != ps_->writes.end();
+    // The index's bytes counted without the seed rule before this read,
+    // where the two counts may part here (a first read of some bytes, with
+    // own writes) or parted before: checkSeeds decides between them once
+    // every process is built, so the system is built once.
+    std::optional<std::vector<ProcState::BytesRead>> unseeded_before;
+    unseeded_before.swap(it->second.unseeded_bytes);
+    const bool parted = unseeded_before.has_value();
+    if (!parted && seeds && !readBefore(it->second.bytes, a.lo, a.hi)) unseeded_before = it->second.bytes;
     BytesMeant meant =
         countReturns(it->second, a, marker, reread, seeds ? &own->second : nullptr, static_cast<int>(in_instr_));
+    if (parted || !meant.seeded.empty())
+      countUnseeded(it->second, a, marker, reread, std::move(*unseeded_before), ps_->read_events[it->first].size());
     if (!meant.seeded.empty())
       seed_events_.push_back({proc_, static_cast<int>(in_instr_), a.space, {proc_, a.view, a.index},
                               std::move(meant.seeded)});
@@ -1435,6 +1451,31 @@ class Builder {
     a.own_since = std::move(it->second.own_ranges);
     it->second.own_ranges.clear();
     if (own != ps_->writes.end()) a.own_writes = own->second;
+  }
+
+  // Has the process read every byte of [lo, hi) of the index before
+  // (`bytes`: its ranges read so far)? Then no byte is read for the first
+  // time, and no seed is counted (countReturns).
+  static bool readBefore(const std::vector<ProcState::BytesRead>& bytes, int64_t lo, int64_t hi) {
+    for (const ProcState::BytesRead& r : bytes) {  // disjoint, sorted by lo
+      if (r.hi <= lo) continue;
+      if (r.lo > lo) return false;
+      lo = r.hi;
+      if (lo >= hi) return true;
+    }
+    return lo >= hi;
+  }
+  // What read `a` means without the seed rule, from the index's bytes so
+  // counted before it (`before`), kept for checkSeeds (unseeded_reads_);
+  // `event`: its entry in the process's read events of the index.
+  void countUnseeded(ProcState::ReadEpoch& re, const Access& a, int64_t marker, bool reread,
+                     std::vector<ProcState::BytesRead> before, size_t event) {
+    std::swap(re.bytes, before);
+    BytesMeant u = countReturns(re, a, marker, reread, nullptr, static_cast<int>(in_instr_));
+    std::swap(re.bytes, before);
+    re.unseeded_bytes = std::move(before);
+    unseeded_reads_[{proc_, a.view, a.index}].push_back(
+        {in_instr_, in_acc_, event, u.gen, u.returns, u.gen_plain, u.returns_plain, std::move(u.by_range)});
   }
 
   // What a read of `a`'s bytes means, counted per byte range
@@ -2375,7 +2416,8 @@ class Builder {
   // skipped update (attack52: such a broken stencil was proved). So each
   // other write over a seeded piece must be ordered (BarrierOrder) after the
   // read, or before every write of the reader's own over its bytes before
-  // the read; else those view indices are built again without the rule.
+  // the read; else every read of those view indices means what it means
+  // without the rule (tag() counted both).
   void checkSeeds() {
     std::set<SeedKey> dropped;
     std::map<int, std::vector<const MarkedWrite*>> by_space;
@@ -2384,7 +2426,23 @@ class Builder {
     for (const SeedEvent& e : seed_events_)
       if (!dropped.count(e.key) && !seedStands(e, by_space[e.space])) dropped.insert(e.key);
     seed_events_.clear();
-    if (!dropped.empty()) throw SeedsOverwritten{std::move(dropped)};
+    for (const SeedKey& key : dropped) countWithoutSeeds(key);
+    unseeded_reads_.clear();
+  }
+  // The reads of `key`'s index as tag() counted them without the seed rule:
+  // their meaning, their replay without the re-read rule (checkRereads) and
+  // their counts per range (discountFirstReadsOfSlotUpdates, resolveReads).
+  void countWithoutSeeds(const SeedKey& key) {
+    const auto& [p, view, index] = key;
+    for (UnseededRead& u : unseeded_reads_[key]) {
+      Access& a = sys_.procs[p].program[u.instr].accesses[u.acc];
+      a.gen = u.gen;
+      a.gen_returns = u.returns;
+      ProcState::ReadEvent& e = read_events_[p].at({view, index}).at(u.event);
+      e.gen_plain = u.gen_plain;
+      e.returns_plain = u.returns_plain;
+      returns_by_range_.at({p, u.instr, u.acc}).ranges = std::move(u.by_range);
+    }
   }
   bool seedStands(const SeedEvent& e, const std::vector<const MarkedWrite*>& writes) {
     auto meets = [](const MarkedWrite& w, int64_t lo, int64_t hi) { return w.lo < hi && lo < w.hi; };
@@ -3089,28 +3147,28 @@ class Builder {
   // 0 (the reader means its first update next): no discount there.
   void discountFirstReadsOfSlotUpdates() {
     std::map<std::tuple<int, int, int, int64_t, int64_t, int64_t>, bool> memo;  // (p, first read, view, index, lo, hi)
-    // (space, view, index) -> the processes that write it: a discount needs
-    // seeders and updaters, two processes other than the reader, writing
-    // through the read's own view and index (firstReadIsNoLapOfTheUpdates),
-    // so a read with fewer is skipped before any piece is cut (most reads:
-    // the search ran on every build)
-    std::map<std::tuple<int, int, int64_t>, std::set<int>> writers;
-    bool writers_known = false;
-    auto twoOtherWriters = [&](int p, const Access& a) {
-      if (!writers_known) {
-        writers_known = true;
-        indexViewWrites();
-        for (const ViewWrite& w : view_writes_)
-          if (w.bytes.index >= 0) writers[{w.bytes.space, w.bytes.view, w.bytes.index}].insert(w.proc);
-      }
-      const auto it = writers.find({a.space, a.view, a.index});
-      return it != writers.end() && it->second.size() - it->second.count(p) >= 2;
+    // (p, space, lo, hi) -> the range cut at the others' writes' ends: a
+    // range is read again in every round (the cut was most of the search)
+    std::map<std::tuple<int, int, int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> pieces;
+    // A discount needs a seeder and an updater of the read's own slot
+    // (space, view, index), two processes other than the reader that write
+    // it synchronously (firstReadIsNoLapOfTheUpdates: `plain`), the updater
+    // also reading it (computedFromTheSlotNotBefore: its data path ends at
+    // a read of the slot). A read whose slot has none is skipped before the
+    // writes are indexed and any piece is cut: most builds have no such
+    // slot (the search ran on every build; docs/ci.md, session 53).
+    const std::map<std::tuple<int, int, int64_t>, SlotWriters> slots = updatedSlots();
+    auto mayBeDiscounted = [&](int p, const Access& a) {
+      const auto it = slots.find({a.space, a.view, a.index});
+      if (it == slots.end() || it->second.writers.size() - it->second.writers.count(p) < 2) return false;
+      const std::set<int>& up = it->second.updaters;
+      return std::any_of(up.begin(), up.end(), [&](int q) { return q != p; });
     };
     for (auto& [key, e] : returns_by_range_) {
       const auto& [p, pc, acc] = key;
       Access& a = sys_.procs[p].program[pc].accesses[acc];
       if (!a.stage_like || a.index < 0 || e.view != a.view || e.index != a.index) continue;
-      if (!twoOtherWriters(p, a)) continue;
+      if (!mayBeDiscounted(p, a)) continue;
       bool changed = false;
       std::vector<RangeReturns> ranges;
       for (const RangeReturns& x : e.ranges) {
@@ -3121,7 +3179,9 @@ class Builder {
         // per piece between the others' writes' ends: each has its own
         // seeders and updaters (a row seeded by one warp and updated by
         // another, beside a row where the two are other warps)
-        for (const auto& [lo, hi] : piecesBetweenOtherWrites(p, a, x.lo, x.hi)) {
+        auto [cut, cut_fresh] = pieces.try_emplace({p, a.space, x.lo, x.hi});
+        if (cut_fresh) cut->second = piecesBetweenOtherWrites(p, a, x.lo, x.hi);
+        for (const auto& [lo, hi] : cut->second) {
           auto [m, fresh] = memo.try_emplace({p, x.first_instr, a.view, a.index, lo, hi}, false);
           if (fresh) m->second = firstReadIsNoLapOfTheUpdates(p, x.first_instr, a, lo, hi);
           RangeReturns piece = x;
@@ -3147,6 +3207,36 @@ class Builder {
         a.gen_returns = std::max(a.gen_returns, x.returns);
       }
     }
+  }
+  // The processes that write a view slot (space, view, index)
+  // synchronously, and those of them that also read it (the possible
+  // updaters of discountFirstReadsOfSlotUpdates).
+  struct SlotWriters {
+    std::set<int> writers, updaters;
+  };
+  // Per view slot with at least two such writers and an updater.
+  std::map<std::tuple<int, int, int64_t>, SlotWriters> updatedSlots() const {
+    using Slot = std::tuple<int, int, int64_t>;
+    std::map<Slot, std::set<int>> writers;
+    for (size_t q = 0; q < sys_.procs.size(); ++q)
+      for (const Instr& in : sys_.procs[q].program)
+        for (const Access& x : in.accesses)
+          if (x.write && !x.async && x.view >= 0 && x.index >= 0)
+            writers[{x.space, x.view, x.index}].insert(static_cast<int>(q));
+    for (auto it = writers.begin(); it != writers.end();) it = it->second.size() < 2 ? writers.erase(it) : std::next(it);
+    std::map<Slot, SlotWriters> updated;
+    if (writers.empty()) return updated;
+    for (size_t q = 0; q < sys_.procs.size(); ++q)
+      for (const Instr& in : sys_.procs[q].program)
+        for (const Access& x : in.accesses) {
+          if (x.write || x.view < 0 || x.index < 0) continue;
+          const auto w = writers.find({x.space, x.view, x.index});
+          if (w == writers.end() || !w->second.count(static_cast<int>(q))) continue;
+          SlotWriters& sw = updated[w->first];
+          if (sw.writers.empty()) sw.writers = w->second;
+          sw.updaters.insert(static_cast<int>(q));
+        }
+    return updated;
   }
   // [lo, hi) cut at the ends of the other processes' writes of read a's
   // view inside it.
@@ -3791,32 +3881,10 @@ size_t System::instrCount() const {
   return n;
 }
 
-// A Builder made and set up by `configure`, built; where a seed is found
-// overwritten (Builder::checkSeeds), built again with those view indices
-// unseeded (dropping a seed changes no instruction and no write order, so
-// the second build meets none).
-template <class Configure>
-System buildUnseededWhereOverwritten(const ir::Schedule& s, const Binding& b, ir::Target target,
-                                     const BuildLimits& lim, const Configure& configure) {
-  std::set<SeedKey> unseeded;
-  for (;;) {
-    Builder builder(s, b, target, lim);
-    configure(builder);
-    builder.setUnseeded(unseeded);
-    try {
-      return builder.build();
-    } catch (const SeedsOverwritten& o) {
-      const size_t before = unseeded.size();
-      unseeded.insert(o.keys.begin(), o.keys.end());
-      if (unseeded.size() == before) throw BuildError("a seed found overwritten again without the seed rule");
-    }
-  }
-}
-
 std::optional<System> buildSystem(const ir::Schedule& s, const Binding& b, ir::Target target, std::string* error,
                                   const BuildLimits& lim) {
   try {
-    return buildUnseededWhereOverwritten(s, b, target, lim, [](Builder&) {});
+    return Builder(s, b, target, lim).build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();
     return std::nullopt;
@@ -3827,11 +3895,11 @@ std::optional<System> buildSystemHooked(const ir::Schedule& s, const Binding& b,
                                         const EvalHook& hook, std::string* error, const BuildSemantics& sem,
                                         ReplacedEmptyLoops* empty_loops) {
   try {
-    return buildUnseededWhereOverwritten(s, b, target, {}, [&](Builder& builder) {
-      builder.setHook(hook ? &hook : nullptr);
-      builder.setSemantics(sem);
-      builder.setEmptyLoops(empty_loops);
-    });
+    Builder builder(s, b, target, {});
+    builder.setHook(hook ? &hook : nullptr);
+    builder.setSemantics(sem);
+    builder.setEmptyLoops(empty_loops);
+    return builder.build();
   } catch (const BuildError& e) {
     if (error) *error = e.what();
     return std::nullopt;
