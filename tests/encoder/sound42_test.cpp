@@ -100,5 +100,10 @@ TEST(Sound42, ACornerTheBoundedCheckCannotBuildIsNamed) {
   std::string detail;
   EXPECT_EQ(s42::syncVerdict(s42::twoTilesStrideCapped(33554430), &detail), checks::VerdictKind::Unknown) << detail;
   EXPECT_NE(detail.find("the corner K=2147483584"), std::string::npos) << detail;
-  EXPECT_EQ(s42::syncVerdict(s42::twoTilesStrideCapped(33554431), &detail), checks::VerdictKind::Checked) << detail;
+  // The cap that never bites: *checked* before session 53; since attack53's
+  // gap walk (an or-fact neither bounds nor repeats, its span over 2^16
+  // values) its gaps are not worked out and the verdict is unknown, never a
+  // pass (docs/known-limits.md "Far-step gaps of or-facts over large spans").
+  EXPECT_EQ(s42::syncVerdict(s42::twoTilesStrideCapped(33554431), &detail), checks::VerdictKind::Unknown) << detail;
+  EXPECT_NE(detail.find("whose gaps are not worked out"), std::string::npos) << detail;
 }
